@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/**
+ * One Temporal connection config for the worker, the API, the CLI and the tests, read from the
+ * environment variables Temporal's own CLI uses. With TEMPORAL_ADDRESS unset, callers start the
+ * embedded devserver instead.
+ */
+const Env = z.object({
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS: z.enum(['true', 'false', '1', '0']).optional(),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('countersign'),
+});
+
+export interface TlsSettings {
+  serverNameOverride?: string;
+  serverRootCACertificate?: Buffer;
+  clientCertPair?: { crt: Buffer; key: Buffer };
+}
+
+export interface TemporalConfig {
+  /** Absent: start the embedded devserver. */
+  address?: string;
+  namespace: string;
+  taskQueue: string;
+  apiKey?: string;
+  tls?: TlsSettings | boolean;
+}
+
+export function loadTemporalConfig(env: NodeJS.ProcessEnv = process.env): TemporalConfig {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`invalid Temporal settings: ${z.prettifyError(parsed.error)}`);
+  }
+  const e = parsed.data;
+  const certPath = e.TEMPORAL_TLS_CLIENT_CERT_PATH;
+  const keyPath = e.TEMPORAL_TLS_CLIENT_KEY_PATH;
+  if (Boolean(certPath) !== Boolean(keyPath)) {
+    throw new Error('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together');
+  }
+  const tlsWanted =
+    e.TEMPORAL_TLS === 'true' || e.TEMPORAL_TLS === '1' || Boolean(certPath) || Boolean(e.TEMPORAL_TLS_SERVER_CA_CERT_PATH);
+  const tlsRefused = e.TEMPORAL_TLS === 'false' || e.TEMPORAL_TLS === '0';
+  let tls: TemporalConfig['tls'];
+  if (tlsWanted && !tlsRefused) {
+    const settings: TlsSettings = {};
+    if (e.TEMPORAL_TLS_SERVER_NAME) settings.serverNameOverride = e.TEMPORAL_TLS_SERVER_NAME;
+    if (e.TEMPORAL_TLS_SERVER_CA_CERT_PATH) settings.serverRootCACertificate = readFileSync(e.TEMPORAL_TLS_SERVER_CA_CERT_PATH);
+    if (certPath && keyPath) settings.clientCertPair = { crt: readFileSync(certPath), key: readFileSync(keyPath) };
+    tls = Object.keys(settings).length > 0 ? settings : true;
+  } else if (e.TEMPORAL_API_KEY && !tlsRefused) {
+    // Temporal Cloud API keys travel over TLS; the CLI turns it on implicitly too.
+    tls = true;
+  }
+  return {
+    address: e.TEMPORAL_ADDRESS,
+    namespace: e.TEMPORAL_NAMESPACE,
+    taskQueue: e.TEMPORAL_TASK_QUEUE,
+    apiKey: e.TEMPORAL_API_KEY,
+    tls,
+  };
+}
+
+/** Options shared by `Connection.connect` (client) and `NativeConnection.connect` (worker). */
+export function connectionOptions(config: TemporalConfig & { address: string }) {
+  return {
+    address: config.address,
+    tls: config.tls,
+    apiKey: config.apiKey,
+  };
+}

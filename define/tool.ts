@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { ApprovalPolicy, ToolSpec, type ApprovalPolicyInput, type JsonValue } from '../protocol/index.js';
+
+/** What a tool's `execute` is told about the call it runs. */
+export interface ToolContext {
+  runId: string;
+  toolCallId: string;
+  /** Stable across activity retries and worker crashes: a tool with side effects dedupes on it. */
+  idempotencyKey: string;
+  /** The approval that allowed this call, when it was gated. */
+  trackingId?: string;
+  approvedBy: string[];
+  /** Aborted when the run is cancelled or the activity times out. */
+  signal: AbortSignal;
+}
+
+export interface ToolDefinition<Args extends z.ZodObject = z.ZodObject> {
+  name: string;
+  description: string;
+  parameters: Args;
+  /** Schema of a human-supplied result (`respond`), when a human may answer in the tool's place. */
+  result?: z.ZodType;
+  safe: boolean;
+  approval?: ApprovalPolicy;
+  execute: (args: z.output<Args>, context: ToolContext) => Promise<JsonValue>;
+}
+
+type ToolOptions<Args extends z.ZodObject> = {
+  name: string;
+  description: string;
+  parameters: Args;
+  result?: z.ZodType;
+  execute: (args: z.output<Args>, context: ToolContext) => Promise<JsonValue>;
+} & ({ safe: true; approval?: never } | { safe?: false; approval?: ApprovalPolicyInput });
+
+/** Define a tool. Without `safe: true` or an `approval` policy, every call needs a human. */
+export function defineTool<Args extends z.ZodObject>(options: ToolOptions<Args>): ToolDefinition<Args> {
+  return {
+    name: options.name,
+    description: options.description,
+    parameters: options.parameters,
+    result: options.result,
+    safe: options.safe === true,
+    approval: options.approval ? ApprovalPolicy.parse(options.approval) : undefined,
+    execute: options.execute,
+  };
+}
+
+/** The serializable spec the model, the workflow and the API see; JSON Schema derived from zod. */
+export function toToolSpec(tool: ToolDefinition): ToolSpec {
+  return ToolSpec.parse({
+    name: tool.name,
+    description: tool.description,
+    parameters: z.toJSONSchema(tool.parameters, { io: 'input' }),
+    resultSchema: tool.result ? z.toJSONSchema(tool.result, { io: 'input' }) : undefined,
+    safe: tool.safe,
+    approval: tool.approval,
+  });
+}

@@ -1,0 +1,28 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.countersign/', 'test/histories/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Deterministic workflow code must never reach Node modules or activity code.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', 'fs', 'path', 'crypto', 'http', 'child_process'], message: 'Workflow code is deterministic: no Node modules.' },
+            { group: ['../activities/*', '../api/*', '../worker/*', '../devserver/*', 'openai', 'better-sqlite3'], message: 'Workflow code must not import activity, API, worker or devserver code.' },
+          ],
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { JsonObject, JsonSchema, JsonValue } from './json.js';
+import { DecisionType, TimeoutAction } from './policy.js';
+import { Channel, PlanStep } from './decision.js';
+import { ApprovalStatus } from './status.js';
+
+
+/**
+ * What is being decided: a proposed call, a plan of calls, a tool's result held for review, or a
+ * question the model put to a human through `ask_human`.
+ */
+export const ApprovalKind = z.enum(['call', 'plan', 'result', 'question']);
+export type ApprovalKind = z.infer<typeof ApprovalKind>;
+
+/** One argument that a human changed: `path` is a JSON pointer into the arguments. */
+export const ArgChange = z.strictObject({
+  path: z.string(),
+  before: JsonValue.optional(),
+  after: JsonValue.optional(),
+});
+export type ArgChange = z.infer<typeof ArgChange>;
+
+export const Signoff = z.strictObject({ approver: z.string(), channel: Channel, at: z.string() });
+export type Signoff = z.infer<typeof Signoff>;
+
+/** How an approval ended. */
+export const ApprovalOutcome = z.strictObject({
+  status: ApprovalStatus,
+  by: z.array(z.string()),
+  at: z.string(),
+  args: JsonObject.optional(),
+  diff: z.array(ArgChange).optional(),
+  plan: z.array(PlanStep).optional(),
+  message: z.string().optional(),
+  result: JsonValue.optional(),
+});
+export type ApprovalOutcome = z.infer<typeof ApprovalOutcome>;
+
+/** An approval as the inbox, the API, the CLI and the email show it: one definition for all. */
+export const ApprovalView = z.strictObject({
+  trackingId: z.string(),
+  runId: z.string(),
+  agent: z.string(),
+  kind: ApprovalKind,
+  tool: z.string(),
+  toolCallId: z.string(),
+  /** The arguments as proposed. */
+  args: JsonObject,
+  plan: z.array(PlanStep).optional(),
+  /** The tool's output under review (kind `result`). */
+  result: JsonValue.optional(),
+  question: z.string().optional(),
+  description: z.string(),
+  /** JSON Schema for `edit` arguments (kind `call`) or for the `respond` result. */
+  schema: JsonSchema,
+  allowedDecisions: z.array(DecisionType),
+  editableFields: z.array(z.string()).optional(),
+  approvers: z.array(z.string()),
+  requiredApprovals: z.number().int(),
+  approvals: z.array(Signoff),
+  requester: z.string().optional(),
+  allowSelfApproval: z.boolean(),
+  requestedAt: z.string(),
+  deadline: z.string(),
+  onTimeout: TimeoutAction,
+  escalated: z.boolean(),
+  status: ApprovalStatus,
+  outcome: ApprovalOutcome.optional(),
+});
+export type ApprovalView = z.infer<typeof ApprovalView>;
+
+/** The requestApproval activity's answer: it returns at once, the human answers later by signal. */
+export const ApprovalTicket = z.strictObject({ status: z.literal('pending'), trackingId: z.string() });
+export type ApprovalTicket = z.infer<typeof ApprovalTicket>;

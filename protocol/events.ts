@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { JsonValue } from './json.js';
+import { ArgChange } from './approval.js';
+import { Channel, RefusalCode } from './decision.js';
+import { DecisionType } from './policy.js';
+import { ApprovalStatus } from './status.js';
+
+export const RunEventType = z.enum([
+  'run.started',
+  'model.responded',
+  'approval.requested',
+  'approval.decided',
+  'decision.refused',
+  'approval.escalated',
+  'approval.settled',
+  'tool.ran',
+  'tool.denied',
+  'run.finished',
+]);
+export type RunEventType = z.infer<typeof RunEventType>;
+
+/**
+ * One entry of a run's log. The audit trail is this log's approval entries; live events (SSE)
+ * are this log too, so `id` (a per-run sequence) doubles as the SSE event id.
+ */
+export const RunEvent = z.strictObject({
+  id: z.number().int().min(1),
+  runId: z.string(),
+  type: RunEventType,
+  at: z.string(),
+  trackingId: z.string().optional(),
+  tool: z.string().optional(),
+  actor: z.string().optional(),
+  channel: Channel.optional(),
+  decision: DecisionType.optional(),
+  status: ApprovalStatus.optional(),
+  code: RefusalCode.optional(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  diff: z.array(ArgChange).optional(),
+  data: JsonValue.optional(),
+});
+export type RunEvent = z.infer<typeof RunEvent>;

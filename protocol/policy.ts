@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { JsonValue } from './json.js';
+
+export const DecisionType = z.enum(['approve', 'edit', 'reject', 'respond']);
+export type DecisionType = z.infer<typeof DecisionType>;
+
+/** What a policy decides for one proposed call: run it, ask a human, or refuse it outright. */
+export const Verdict = z.enum(['auto', 'approve', 'deny']);
+export type Verdict = z.infer<typeof Verdict>;
+
+export const ComparisonOp = z.enum(['gt', 'gte', 'lt', 'lte', 'eq', 'ne', 'in', 'matches', 'exists']);
+export type ComparisonOp = z.infer<typeof ComparisonOp>;
+
+/**
+ * A condition over the proposed arguments. Policies are data, not functions, so the workflow can
+ * evaluate them deterministically, the API can show them, and a running workflow keeps the policy
+ * it started with.
+ */
+export type Condition =
+  | { arg: string; op: ComparisonOp; value?: JsonValue }
+  | { all: Condition[] }
+  | { any: Condition[] }
+  | { not: Condition };
+
+export const Condition: z.ZodType<Condition> = z.lazy(() =>
+  z.union([
+    z.strictObject({ arg: z.string().min(1), op: ComparisonOp, value: JsonValue.optional() }),
+    z.strictObject({ all: z.array(Condition) }),
+    z.strictObject({ any: z.array(Condition) }),
+    z.strictObject({ not: Condition }),
+  ]),
+);
+
+export type PolicyRule = Verdict | { if: Condition; then: PolicyRule; else: PolicyRule };
+export const PolicyRule: z.ZodType<PolicyRule> = z.lazy(() =>
+  z.union([Verdict, z.strictObject({ if: Condition, then: PolicyRule, else: PolicyRule })]),
+);
+
+export const TimeoutAction = z.discriminatedUnion('action', [
+  z.strictObject({ action: z.literal('reject') }),
+  z.strictObject({
+    action: z.literal('escalate'),
+    approvers: z.array(z.string().min(1)).min(1),
+    deadlineSeconds: z.number().positive(),
+  }),
+]);
+export type TimeoutAction = z.infer<typeof TimeoutAction>;
+
+/** How a gated tool call is decided. Every field has a safe default. */
+export const ApprovalPolicy = z.strictObject({
+  /** Needs a human unless the rule says otherwise: safe by default. */
+  when: PolicyRule.default('approve'),
+  decisions: z.array(DecisionType).min(1).default(['approve', 'edit', 'reject']),
+  /** Top-level argument names an `edit` may change; all of them when absent. */
+  editableFields: z.array(z.string().min(1)).optional(),
+  /** Shown to the approver; `{{field}}` is replaced by that argument. */
+  description: z.string().optional(),
+  /** Roles allowed to decide. */
+  approvers: z.array(z.string().min(1)).min(1).default(['admin']),
+  /** A quorum of distinct approvers. */
+  requiredApprovals: z.number().int().min(1).default(1),
+  allowSelfApproval: z.boolean().default(false),
+  deadlineSeconds: z.number().positive().default(86_400),
+  onTimeout: TimeoutAction.default({ action: 'reject' }),
+  /** Hold the tool's output for a human before the model sees it. */
+  reviewResult: z.boolean().default(false),
+});
+export type ApprovalPolicy = z.output<typeof ApprovalPolicy>;
+export type ApprovalPolicyInput = z.input<typeof ApprovalPolicy>;
