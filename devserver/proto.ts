@@ -1,0 +1,96 @@
+import { createRequire } from 'node:module';
+import type { google, temporal } from '@temporalio/proto';
+
+/**
+ * The SDK's protobufjs JSON module gives us every Temporal message and service by
+ * reflection, so the devserver needs no .proto files and stays in step with the pinned SDK.
+ */
+export interface ReflectedType {
+  fullName: string;
+  decode(buf: Uint8Array): object;
+  encode(msg: object): { finish(): Uint8Array };
+  fromObject(obj: object): object;
+  toObject(msg: object, opts: object): Record<string, unknown>;
+}
+export interface ReflectedMethod {
+  name: string;
+  resolvedRequestType: ReflectedType;
+  resolvedResponseType: ReflectedType;
+}
+export interface ReflectedService {
+  fullName: string;
+  methods: Record<string, ReflectedMethod>;
+  resolveAll(): ReflectedService;
+}
+interface ReflectedEnum {
+  values: Record<string, number>;
+}
+interface ReflectedRoot {
+  lookupType(name: string): ReflectedType;
+  lookupService(name: string): ReflectedService;
+  lookupEnum(name: string): ReflectedEnum;
+}
+
+const require = createRequire(import.meta.url);
+export const root = require('@temporalio/proto/protos/json-module.js') as ReflectedRoot;
+
+const typeCache = new Map<string, ReflectedType>();
+export function lookupType(name: string): ReflectedType {
+  let t = typeCache.get(name);
+  if (!t) {
+    t = root.lookupType(name);
+    typeCache.set(name, t);
+  }
+  return t;
+}
+
+/** Plain-object form: int64 as number, enums as numbers, bytes as Buffer, unset fields absent. */
+export const TO_OBJECT = { longs: Number, enums: Number };
+
+export function decodeAs<T>(typeName: string, buf: Uint8Array): T {
+  const t = lookupType(typeName);
+  return t.toObject(t.decode(buf), TO_OBJECT) as T;
+}
+
+export function encodeAs(typeName: string, obj: object): Uint8Array {
+  const t = lookupType(typeName);
+  return t.encode(t.fromObject(obj)).finish();
+}
+
+export type Payload = temporal.api.common.v1.IPayload;
+export type Payloads = temporal.api.common.v1.IPayloads;
+export type Failure = temporal.api.failure.v1.IFailure;
+export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+export type Timestamp = google.protobuf.ITimestamp;
+export type Duration = google.protobuf.IDuration;
+export type { temporal, google };
+
+function enumValues(name: string): Record<string, number> {
+  return root.lookupEnum(`temporal.api.enums.v1.${name}`).values;
+}
+export const EventType = enumValues('EventType');
+export const CommandType = enumValues('CommandType');
+export const CommandTypeName: Record<number, string> = Object.fromEntries(
+  Object.entries(CommandType).map(([k, v]) => [v, k.replace(/^COMMAND_TYPE_/, '')]),
+);
+export const IndexedValueType = enumValues('IndexedValueType');
+
+export const Status = {
+  RUNNING: 1,
+  COMPLETED: 2,
+  FAILED: 3,
+  CANCELED: 4,
+  TERMINATED: 5,
+  CONTINUED_AS_NEW: 6,
+  TIMED_OUT: 7,
+} as const;
+
+export const TimeoutType = { START_TO_CLOSE: 1, SCHEDULE_TO_START: 2, SCHEDULE_TO_CLOSE: 3, HEARTBEAT: 4 } as const;
+export const RetryState = {
+  IN_PROGRESS: 1,
+  NON_RETRYABLE_FAILURE: 2,
+  TIMEOUT: 3,
+  MAXIMUM_ATTEMPTS_REACHED: 4,
+  RETRY_POLICY_NOT_SET: 5,
+  CANCEL_REQUESTED: 7,
+} as const;
