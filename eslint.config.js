@@ -1,11 +1,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.countersign/', 'test/histories/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    languageOptions: { globals: { ...globals.node } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
@@ -18,8 +20,21 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['node:*', 'fs', 'path', 'crypto', 'http', 'child_process'], message: 'Workflow code is deterministic: no Node modules.' },
-            { group: ['../activities/*', '../api/*', '../worker/*', '../devserver/*', 'openai', 'better-sqlite3'], message: 'Workflow code must not import activity, API, worker or devserver code.' },
+            {
+              group: ['node:*', 'fs', 'path', 'crypto', 'http', 'child_process'],
+              message: 'Workflow code is deterministic: no Node modules.',
+            },
+            {
+              group: [
+                '../activities/*',
+                '../api/*',
+                '../worker/*',
+                '../devserver/*',
+                'openai',
+                'better-sqlite3',
+              ],
+              message: 'Workflow code must not import activity, API, worker or devserver code.',
+            },
           ],
         },
       ],

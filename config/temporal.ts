@@ -45,14 +45,19 @@ export function loadTemporalConfig(env: NodeJS.ProcessEnv = process.env): Tempor
     throw new Error('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together');
   }
   const tlsWanted =
-    e.TEMPORAL_TLS === 'true' || e.TEMPORAL_TLS === '1' || Boolean(certPath) || Boolean(e.TEMPORAL_TLS_SERVER_CA_CERT_PATH);
+    e.TEMPORAL_TLS === 'true' ||
+    e.TEMPORAL_TLS === '1' ||
+    Boolean(certPath) ||
+    Boolean(e.TEMPORAL_TLS_SERVER_CA_CERT_PATH);
   const tlsRefused = e.TEMPORAL_TLS === 'false' || e.TEMPORAL_TLS === '0';
   let tls: TemporalConfig['tls'];
   if (tlsWanted && !tlsRefused) {
     const settings: TlsSettings = {};
     if (e.TEMPORAL_TLS_SERVER_NAME) settings.serverNameOverride = e.TEMPORAL_TLS_SERVER_NAME;
-    if (e.TEMPORAL_TLS_SERVER_CA_CERT_PATH) settings.serverRootCACertificate = readFileSync(e.TEMPORAL_TLS_SERVER_CA_CERT_PATH);
-    if (certPath && keyPath) settings.clientCertPair = { crt: readFileSync(certPath), key: readFileSync(keyPath) };
+    if (e.TEMPORAL_TLS_SERVER_CA_CERT_PATH)
+      settings.serverRootCACertificate = readFileSync(e.TEMPORAL_TLS_SERVER_CA_CERT_PATH);
+    if (certPath && keyPath)
+      settings.clientCertPair = { crt: readFileSync(certPath), key: readFileSync(keyPath) };
     tls = Object.keys(settings).length > 0 ? settings : true;
   } else if (e.TEMPORAL_API_KEY && !tlsRefused) {
     // Temporal Cloud API keys travel over TLS; the CLI turns it on implicitly too.

@@ -60,9 +60,23 @@ export function encodeAs(typeName: string, obj: object): Uint8Array {
 export type Payload = temporal.api.common.v1.IPayload;
 export type Payloads = temporal.api.common.v1.IPayloads;
 export type Failure = temporal.api.failure.v1.IFailure;
-export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-export type Timestamp = google.protobuf.ITimestamp;
-export type Duration = google.protobuf.IDuration;
+/**
+ * The generated interfaces type int64 as Long; decoded with TO_OBJECT they are numbers, so
+ * the shapes the devserver builds and reads itself are declared here with numbers.
+ */
+export interface Timestamp {
+  seconds: number;
+  nanos: number;
+}
+export type Duration = Timestamp;
+/** What a request may carry: generated Duration/Timestamp fields, read through Number(). */
+export type DurationLike = { seconds?: unknown; nanos?: unknown } | null | undefined;
+export interface HistoryEvent {
+  eventId: number;
+  eventTime?: Timestamp;
+  eventType: number;
+  [attributes: string]: unknown;
+}
 export type { temporal, google };
 
 function enumValues(name: string): Record<string, number> {
@@ -85,7 +99,12 @@ export const Status = {
   TIMED_OUT: 7,
 } as const;
 
-export const TimeoutType = { START_TO_CLOSE: 1, SCHEDULE_TO_START: 2, SCHEDULE_TO_CLOSE: 3, HEARTBEAT: 4 } as const;
+export const TimeoutType = {
+  START_TO_CLOSE: 1,
+  SCHEDULE_TO_START: 2,
+  SCHEDULE_TO_CLOSE: 3,
+  HEARTBEAT: 4,
+} as const;
 export const RetryState = {
   IN_PROGRESS: 1,
   NON_RETRYABLE_FAILURE: 2,

@@ -1,7 +1,7 @@
-import type { Duration, Timestamp } from './proto.js';
+import type { Duration, DurationLike, Timestamp } from './proto.js';
 
 /** Protobuf Duration/Timestamp <-> milliseconds. Decoded int64s arrive as numbers (see TO_OBJECT). */
-export function durationMs(d: Duration | null | undefined): number {
+export function durationMs(d: DurationLike): number {
   if (!d) return 0;
   return Number(d.seconds ?? 0) * 1000 + Math.floor(Number(d.nanos ?? 0) / 1e6);
 }
@@ -16,6 +16,6 @@ export function msTimestamp(ms: number): Timestamp {
   return { seconds, nanos: (ms - seconds * 1000) * 1e6 };
 }
 
-export function timestampMs(t: Timestamp | null | undefined): number {
-  return durationMs(t as Duration | null | undefined);
+export function timestampMs(t: DurationLike): number {
+  return durationMs(t);
 }

@@ -4,7 +4,6 @@ import { DecisionType, TimeoutAction } from './policy.js';
 import { Channel, PlanStep } from './decision.js';
 import { ApprovalStatus } from './status.js';
 
-
 /**
  * What is being decided: a proposed call, a plan of calls, a tool's result held for review, or a
  * question the model put to a human through `ask_human`.

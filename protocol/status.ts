@@ -1,6 +1,14 @@
 import { z } from 'zod';
 
-export const ApprovalStatus = z.enum(['pending', 'approved', 'edited', 'rejected', 'responded', 'expired', 'cancelled']);
+export const ApprovalStatus = z.enum([
+  'pending',
+  'approved',
+  'edited',
+  'rejected',
+  'responded',
+  'expired',
+  'cancelled',
+]);
 export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
 
 /** `waiting` is a running workflow with at least one approval pending. */

@@ -1,0 +1,300 @@
+import { notFound, invalid } from './errors.js';
+import {
+  decodeEvent,
+  decodeHistory,
+  encodeEvent,
+  encodeHistory,
+  attributesOf,
+  type EventName,
+  makeEvent,
+} from './history.js';
+import { decodeAs, type HistoryEvent, type temporal } from './proto.js';
+import { Run, Txn, b64, unb64 } from './run.js';
+import type { SearchAttributeRegistry } from './search-attributes.js';
+import type { ActivityState, RunState } from './state.js';
+import type { SqliteStore } from './store/sqlite.js';
+import { TaskQueues } from './task-queues.js';
+import { Deadlines } from './timers.js';
+import { msDuration } from './time.js';
+import { nextDeadline, processDue } from './due.js';
+import type { PendingQuery } from './queries.js';
+
+export type WorkflowTaskRef =
+  | { kind: 'wt'; run: Run; scheduledEventId: number; sticky: boolean }
+  | { kind: 'query'; query: PendingQuery };
+export interface ActivityTaskRef {
+  run: Run;
+  scheduledEventId: number;
+  attempt: number;
+}
+export type PollResponse = Record<string, unknown>;
+
+/** How long an idle long poll is held; under the SDK's 70 s poll deadline. */
+export const POLL_HOLD_MS = 60_000;
+
+/**
+ * The workflow engine: every run's mutable state, its history in SQLite, matching and
+ * deadlines. Each change goes through exec(), which makes it durable before any caller
+ * sees its outcome.
+ */
+export class Engine {
+  readonly runs = new Map<string, Run>();
+  private readonly current = new Map<string, Run>();
+  readonly workflowQueues = new TaskQueues<WorkflowTaskRef, PollResponse>();
+  readonly activityQueues = new TaskQueues<ActivityTaskRef, PollResponse>();
+  readonly deadlines = new Deadlines<Run>((run) => this.onDeadline(run));
+  readonly queries = new Map<string, PendingQuery>();
+  private stopped = false;
+
+  constructor(
+    readonly store: SqliteStore,
+    readonly registry: SearchAttributeRegistry,
+  ) {}
+
+  /** Rebuilds memory from the database and resumes every open run's tasks and deadlines. */
+  load(): void {
+    for (const { rowId, state } of this.store.loadRuns()) {
+      const run = new Run(JSON.parse(state) as RunState, rowId);
+      this.runs.set(run.key, run);
+      this.current.set(currentKey(run.s.namespace, run.s.workflowId), run);
+    }
+    for (const run of this.runs.values()) if (run.running) this.afterChange(run);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.deadlines.clearAll();
+    this.workflowQueues.releaseAll();
+    this.activityQueues.releaseAll();
+    for (const run of this.runs.values()) for (const w of run.historyWaiters) w();
+    for (const q of this.queries.values()) q.fail(new Error('devserver stopping'));
+  }
+
+  exec<T>(fn: (tx: Txn) => T): T {
+    const tx = new Txn();
+    const result = fn(tx);
+    this.store.transaction(() => {
+      for (const run of tx.touched) {
+        const batch = tx.batches.get(run);
+        let blob: Uint8Array | undefined;
+        if (batch && batch.length > 0) {
+          blob = encodeHistory(batch);
+          run.s.historySizeBytes += blob.length;
+        }
+        const json = JSON.stringify(run.s);
+        if (run.rowId === undefined) run.rowId = this.store.createRun(json);
+        else this.store.saveRun(run.rowId, json);
+        if (blob) this.store.appendHistory(run.rowId, batch![0]!.eventId, blob);
+      }
+    });
+    for (const fx of tx.effects) fx();
+    for (const run of tx.touched) this.afterChange(run);
+    return result;
+  }
+
+  registerRun(run: Run): void {
+    this.runs.set(run.key, run);
+    this.current.set(currentKey(run.s.namespace, run.s.workflowId), run);
+  }
+
+  currentRun(namespace: string, workflowId: string): Run | undefined {
+    const run = this.current.get(currentKey(namespace, workflowId));
+    return run && run.s.namespace === namespace ? run : undefined;
+  }
+
+  /** The run an execution names: its runId, or the latest run of its workflowId. */
+  findRun(namespace: string, exec: temporal.api.common.v1.IWorkflowExecution | null | undefined): Run {
+    const workflowId = exec?.workflowId ?? '';
+    if (!workflowId) throw invalid('workflowExecution.workflowId is required');
+    const run = exec?.runId ? this.runs.get(exec.runId) : this.currentRun(namespace, workflowId);
+    if (!run || run.s.namespace !== namespace || run.s.workflowId !== workflowId) {
+      throw notFound(
+        `workflow execution not found: workflowId=${workflowId}${exec?.runId ? ` runId=${exec.runId}` : ''}`,
+      );
+    }
+    return run;
+  }
+
+  readHistory(run: Run): HistoryEvent[] {
+    return run.rowId === undefined ? [] : decodeHistory(this.store.readHistory(run.rowId));
+  }
+
+  // ---- workflow tasks and events --------------------------------------------------------
+
+  scheduleWorkflowTask(tx: Txn, run: Run, attempt = 1, readyAt = tx.now): void {
+    if (run.s.wt || !run.running) return;
+    const scheduledEventId = tx.append(run, 'WorkflowTaskScheduled', {
+      taskQueue: { name: run.s.taskQueue, kind: 1 },
+      startToCloseTimeout: msDuration(run.s.workflowTaskTimeoutMs),
+      attempt,
+    });
+    run.s.wt = { scheduledEventId, attempt, scheduledTime: tx.now, readyAt };
+  }
+
+  /** Adds an event from outside the workflow: buffered while a task runs, else written and a task scheduled. */
+  deliver(tx: Txn, run: Run, name: EventName, attrs: object): void {
+    if (run.s.wt?.startedEventId) {
+      run.s.buffered.push({ event: b64(encodeEvent(makeEvent(name, attrs, 0, tx.now))) });
+      tx.touch(run);
+      return;
+    }
+    tx.append(run, name, attrs);
+    this.scheduleWorkflowTask(tx, run);
+  }
+
+  /** Writes (or buffers) ActivityTaskStarted followed by the activity's close event. */
+  deliverActivityClose(
+    tx: Txn,
+    run: Run,
+    a: ActivityState,
+    name: EventName,
+    attrs: Record<string, unknown>,
+  ): void {
+    delete run.s.activities[a.scheduledEventId];
+    const started = {
+      scheduledEventId: a.scheduledEventId,
+      identity: a.startedIdentity ?? '',
+      requestId: a.startedRequestId ?? '',
+      attempt: a.attempt,
+      lastFailure: a.lastFailure ? decodeFailure(a.lastFailure) : undefined,
+    };
+    if (run.s.wt?.startedEventId) {
+      run.s.buffered.push({ event: b64(encodeEvent(makeEvent('ActivityTaskStarted', started, 0, tx.now))) });
+      run.s.buffered.push({
+        event: b64(
+          encodeEvent(makeEvent(name, { ...attrs, scheduledEventId: a.scheduledEventId }, 0, tx.now)),
+        ),
+        linkStarted: true,
+      });
+      tx.touch(run);
+      return;
+    }
+    const startedEventId = tx.append(run, 'ActivityTaskStarted', started);
+    tx.append(run, name, { ...attrs, scheduledEventId: a.scheduledEventId, startedEventId });
+    this.scheduleWorkflowTask(tx, run);
+  }
+
+  /** Writes the events buffered during a workflow task; true when there were any. */
+  flushBuffered(tx: Txn, run: Run): boolean {
+    const buffered = run.s.buffered;
+    if (buffered.length === 0) return false;
+    run.s.buffered = [];
+    let lastId = 0;
+    for (const b of buffered) {
+      const event = decodeEvent(unb64(b.event));
+      if (b.linkStarted) attributesOf(event).startedEventId = lastId;
+      lastId = tx.appendEvent(run, event);
+    }
+    return true;
+  }
+
+  /** Ends a run; pending work is dropped and waiting queries go to the worker as query tasks. */
+  closeRun(tx: Txn, run: Run, status: number, name: EventName, attrs: object): number {
+    const id = tx.append(run, name, attrs);
+    run.s.status = status;
+    run.s.closeTime = tx.now;
+    run.s.wt = undefined;
+    run.s.activities = {};
+    run.s.timers = {};
+    run.s.buffered = [];
+    tx.after(() => this.rerouteQueries(run));
+    return id;
+  }
+
+  /** Re-routes queries that were waiting on a workflow task that has now ended. */
+  rerouteQueries(run: Run): void {
+    const pending = [...run.attachedQueries.values(), ...run.heldQueries];
+    run.attachedQueries.clear();
+    run.heldQueries = [];
+    for (const q of pending) q.route();
+  }
+
+  // ---- after a change: matching, deadlines, history watchers ---------------------------
+
+  private afterChange(run: Run): void {
+    if (this.stopped) return;
+    const now = Date.now();
+    const s = run.s;
+    if (run.running) {
+      const wt = s.wt;
+      if (wt && !wt.startedEventId && wt.readyAt <= now && !run.offered.has(`w${wt.scheduledEventId}`)) {
+        run.offered.add(`w${wt.scheduledEventId}`);
+        this.offerWorkflowTask(run, wt.scheduledEventId);
+      }
+      for (const a of Object.values(s.activities)) {
+        const key = `a${a.scheduledEventId}.${a.attempt}`;
+        if (!a.started && a.readyAt <= now && !run.offered.has(key)) {
+          run.offered.add(key);
+          this.activityQueues
+            .get(s.namespace, a.taskQueue)
+            .offer({ run, scheduledEventId: a.scheduledEventId, attempt: a.attempt });
+        }
+      }
+    } else {
+      run.offered.clear();
+    }
+    this.deadlines.set(run, run.running ? nextDeadline(run) : undefined);
+    for (const w of [...run.historyWaiters]) w();
+  }
+
+  /**
+   * Hands a scheduled workflow task to matching: to the worker's sticky queue when it asked
+   * for one (it has the run cached and gets only new events), falling back to the normal
+   * queue if that worker does not take it within the sticky schedule-to-start timeout.
+   */
+  private offerWorkflowTask(run: Run, scheduledEventId: number): void {
+    const sticky = run.sticky;
+    if (!sticky) {
+      this.workflowQueues
+        .get(run.s.namespace, run.s.taskQueue)
+        .offer({ kind: 'wt', run, scheduledEventId, sticky: false });
+      return;
+    }
+    this.workflowQueues
+      .get(run.s.namespace, sticky.queue)
+      .offer({ kind: 'wt', run, scheduledEventId, sticky: true });
+    setTimeout(() => {
+      const wt = run.s.wt;
+      if (
+        this.stopped ||
+        !wt ||
+        wt.startedEventId ||
+        wt.scheduledEventId !== scheduledEventId ||
+        run.sticky !== sticky
+      )
+        return;
+      run.sticky = undefined;
+      this.offerWorkflowTask(run, scheduledEventId);
+    }, sticky.scheduleToStartMs).unref();
+  }
+
+  /** A worker shut down: its sticky runs go back to the normal queue. */
+  dropStickyQueue(namespace: string, queue: string): void {
+    for (const run of this.runs.values()) {
+      if (run.s.namespace !== namespace || run.sticky?.queue !== queue) continue;
+      run.sticky = undefined;
+      const wt = run.s.wt;
+      if (run.running && wt && !wt.startedEventId && run.offered.has(`w${wt.scheduledEventId}`)) {
+        this.offerWorkflowTask(run, wt.scheduledEventId);
+      }
+    }
+  }
+
+  private onDeadline(run: Run): void {
+    if (this.stopped || !run.running) return;
+    try {
+      this.exec((tx) => {
+        processDue(this, tx, run);
+        tx.touch(run);
+      });
+    } catch (err) {
+      console.error('devserver: deadline processing failed', err);
+    }
+  }
+}
+
+const currentKey = (namespace: string, workflowId: string) => `${namespace}\u0000${workflowId}`;
+
+export function decodeFailure(s: string): temporal.api.failure.v1.IFailure {
+  return decodeAs('temporal.api.failure.v1.Failure', unb64(s));
+}

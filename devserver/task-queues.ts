@@ -1,0 +1,107 @@
+/**
+ * Matching: per task queue, a FIFO of task references and a FIFO of waiting long polls.
+ * A reference may have gone stale (task already started, run closed); `take` says so by
+ * returning null, and the reference is dropped while the poller keeps waiting.
+ */
+interface Poller<R, T> {
+  take: (ref: R) => T | null;
+  resolve: (task: T | null) => void;
+  reject: (err: unknown) => void;
+  done: boolean;
+}
+
+export class TaskQueue<R, T> {
+  private refs: R[] = [];
+  private pollers: Poller<R, T>[] = [];
+
+  offer(ref: R): void {
+    while (this.pollers.length > 0) {
+      const p = this.pollers[0]!;
+      if (p.done) {
+        this.pollers.shift();
+        continue;
+      }
+      let task: T | null;
+      try {
+        task = p.take(ref);
+      } catch (err) {
+        this.pollers.shift();
+        p.done = true;
+        p.reject(err);
+        continue;
+      }
+      if (task !== null) {
+        this.pollers.shift();
+        p.done = true;
+        p.resolve(task);
+      }
+      return;
+    }
+    this.refs.push(ref);
+  }
+
+  /** Resolves with a task, or null when the poll expires or is cancelled. */
+  poll(take: (ref: R) => T | null, holdMs: number, onCancel: (cb: () => void) => void): Promise<T | null> {
+    while (this.refs.length > 0) {
+      const task = take(this.refs.shift()!);
+      if (task !== null) return Promise.resolve(task);
+    }
+    return new Promise<T | null>((resolve, reject) => {
+      const finish = () => {
+        if (p.done) return;
+        p.done = true;
+        clearTimeout(timer);
+        this.pollers = this.pollers.filter((x) => x !== p);
+        resolve(null);
+      };
+      const timer = setTimeout(finish, holdMs);
+      const p: Poller<R, T> = {
+        take,
+        resolve: (t) => {
+          clearTimeout(timer);
+          resolve(t);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+        done: false,
+      };
+      this.pollers.push(p);
+      onCancel(finish);
+    });
+  }
+
+  /** Answers every waiting poll with no task (server shutdown, worker shutdown). */
+  releasePollers(filter: (p: unknown) => boolean = () => true): void {
+    for (const p of this.pollers) {
+      if (!p.done && filter(p)) {
+        p.done = true;
+        p.resolve(null);
+      }
+    }
+    this.pollers = this.pollers.filter((p) => !p.done);
+  }
+
+  get backlog(): number {
+    return this.refs.length;
+  }
+}
+
+export class TaskQueues<R, T> {
+  private readonly queues = new Map<string, TaskQueue<R, T>>();
+
+  get(namespace: string, name: string): TaskQueue<R, T> {
+    const key = `${namespace}\u0000${name}`;
+    let q = this.queues.get(key);
+    if (!q) {
+      q = new TaskQueue();
+      this.queues.set(key, q);
+    }
+    return q;
+  }
+
+  releaseAll(): void {
+    for (const q of this.queues.values()) q.releasePollers();
+  }
+}

@@ -1,0 +1,426 @@
+import { activityCommandProblem, requestCancelActivity, scheduleActivity } from './activities.js';
+import { POLL_HOLD_MS, type Engine, type PollResponse, type WorkflowTaskRef } from './engine.js';
+import { invalid, notFound } from './errors.js';
+import { EV, attributesOf, decodeEvent } from './history.js';
+import { continueAsNew } from './lifecycle.js';
+import {
+  CommandType as C,
+  CommandTypeName,
+  RetryState,
+  Status,
+  TimeoutType,
+  type temporal,
+} from './proto.js';
+import { takeQuery } from './queries.js';
+import { newId, unb64, type Run, type Txn } from './run.js';
+import { mergeAttributes } from './search-attributes.js';
+import { durationMs, msTimestamp } from './time.js';
+import { decodeToken, encodeToken } from './tokens.js';
+
+type Command = temporal.api.command.v1.ICommand;
+type CompleteRequest = temporal.api.workflowservice.v1.IRespondWorkflowTaskCompletedRequest;
+
+const Cause = {
+  UNHANDLED_COMMAND: 1,
+  BAD_SCHEDULE_ACTIVITY_ATTRIBUTES: 2,
+  BAD_REQUEST_CANCEL_ACTIVITY_ATTRIBUTES: 3,
+  BAD_START_TIMER_ATTRIBUTES: 4,
+  BAD_CANCEL_TIMER_ATTRIBUTES: 5,
+  START_TIMER_DUPLICATE_ID: 12,
+  SCHEDULE_ACTIVITY_DUPLICATE_ID: 22,
+  BAD_SEARCH_ATTRIBUTES: 23,
+  FEATURE_DISABLED: 35,
+} as const;
+
+const TERMINAL = new Set([
+  C.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION,
+  C.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION,
+  C.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION,
+  C.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION,
+]);
+
+const SUPPORTED = new Set([
+  ...TERMINAL,
+  C.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK,
+  C.COMMAND_TYPE_REQUEST_CANCEL_ACTIVITY_TASK,
+  C.COMMAND_TYPE_START_TIMER,
+  C.COMMAND_TYPE_CANCEL_TIMER,
+  C.COMMAND_TYPE_RECORD_MARKER,
+  C.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+  C.COMMAND_TYPE_MODIFY_WORKFLOW_PROPERTIES,
+]);
+
+/** Retries of a failing task back off from the third attempt, so a broken workflow does not spin. */
+function retryBackoff(attempt: number): number {
+  return attempt <= 2 ? 0 : Math.min(1000 * 2 ** (attempt - 3), 60_000);
+}
+
+// ---- dispatch --------------------------------------------------------------------------
+
+function takeWorkflowTask(engine: Engine, ref: WorkflowTaskRef, identity: string): PollResponse | null {
+  if (ref.kind === 'query') return takeQuery(engine, ref.query);
+  const { run } = ref;
+  const wt = run.s.wt;
+  if (!run.running || !wt || wt.scheduledEventId !== ref.scheduledEventId || wt.startedEventId) return null;
+  // A task offered on a sticky queue that has since been abandoned belongs to the normal queue now.
+  if (ref.sticky && !run.sticky) return null;
+  engine.exec((tx) => {
+    wt.startedEventId = tx.append(run, 'WorkflowTaskStarted', {
+      scheduledEventId: wt.scheduledEventId,
+      identity,
+      requestId: newId(),
+      historySizeBytes: run.s.historySizeBytes,
+    });
+    wt.startedTime = tx.now;
+    wt.identity = identity;
+  });
+  const events = engine.readHistory(run);
+  const queries: Record<string, object> = {};
+  for (const q of run.attachedQueries.values()) if (!q.done) queries[q.id] = q.query;
+  return {
+    taskToken: encodeToken({ k: 'w', r: run.s.runId, s: wt.scheduledEventId, a: wt.attempt }),
+    workflowExecution: { workflowId: run.s.workflowId, runId: run.s.runId },
+    workflowType: { name: run.s.workflowType },
+    previousStartedEventId: run.s.lastCompletedWtStartedId,
+    startedEventId: wt.startedEventId,
+    attempt: wt.attempt,
+    // The sticky worker has the run cached and only needs what happened since its last task.
+    history: {
+      events: ref.sticky ? events.filter((e) => e.eventId > run.s.lastCompletedWtStartedId) : events,
+    },
+    workflowExecutionTaskQueue: { name: run.s.taskQueue, kind: 1 },
+    scheduledTime: msTimestamp(wt.scheduledTime),
+    startedTime: msTimestamp(wt.startedTime!),
+    queries,
+  };
+}
+
+export function pollWorkflowTaskQueue(
+  engine: Engine,
+  req: temporal.api.workflowservice.v1.IPollWorkflowTaskQueueRequest,
+  onCancel: (cb: () => void) => void,
+): Promise<PollResponse> {
+  const namespace = req.namespace || 'default';
+  const queue = req.taskQueue?.name;
+  if (!queue) throw invalid('taskQueue.name is required');
+  const identity = req.identity ?? '';
+  return engine.workflowQueues
+    .get(namespace, queue)
+    .poll((ref) => takeWorkflowTask(engine, ref, identity), POLL_HOLD_MS, onCancel)
+    .then((task) => task ?? {});
+}
+
+function locateTask(engine: Engine, token: Uint8Array | null | undefined): Run {
+  const t = decodeToken(token, 'w');
+  if (t.k !== 'w') throw invalid('not a workflow task token');
+  const run = engine.runs.get(t.r);
+  const wt = run?.s.wt;
+  if (
+    !run ||
+    !run.running ||
+    !wt ||
+    wt.scheduledEventId !== t.s ||
+    !wt.startedEventId ||
+    wt.attempt !== t.a
+  ) {
+    throw notFound('workflow task not found: it timed out, failed, or its workflow closed');
+  }
+  return run;
+}
+
+// ---- ending a task without completing it -------------------------------------------------
+
+function endTask(
+  engine: Engine,
+  tx: Txn,
+  run: Run,
+  name: 'WorkflowTaskFailed' | 'WorkflowTaskTimedOut',
+  attrs: object,
+  nextAttempt: number,
+): void {
+  const wt = run.s.wt!;
+  // The worker may have dropped the run from its cache; the retry goes to the normal queue.
+  run.sticky = undefined;
+  tx.append(run, name, {
+    scheduledEventId: wt.scheduledEventId,
+    startedEventId: wt.startedEventId,
+    ...attrs,
+  });
+  run.s.wt = undefined;
+  engine.flushBuffered(tx, run);
+  engine.scheduleWorkflowTask(tx, run, nextAttempt, tx.now + retryBackoff(nextAttempt));
+  tx.after(() => engine.rerouteQueries(run));
+}
+
+export function workflowTaskTimedOut(engine: Engine, tx: Txn, run: Run): void {
+  endTask(
+    engine,
+    tx,
+    run,
+    'WorkflowTaskTimedOut',
+    { timeoutType: TimeoutType.START_TO_CLOSE },
+    run.s.wt!.attempt + 1,
+  );
+}
+
+export function respondWorkflowTaskFailed(
+  engine: Engine,
+  req: temporal.api.workflowservice.v1.IRespondWorkflowTaskFailedRequest,
+): object {
+  const run = locateTask(engine, req.taskToken);
+  engine.exec((tx) =>
+    endTask(
+      engine,
+      tx,
+      run,
+      'WorkflowTaskFailed',
+      {
+        cause: req.cause ?? 0,
+        failure: req.failure,
+        identity: req.identity ?? '',
+        binaryChecksum: req.binaryChecksum ?? '',
+      },
+      run.s.wt!.attempt + 1,
+    ),
+  );
+  return {};
+}
+
+// ---- completion ------------------------------------------------------------------------
+
+interface Problem {
+  cause: number;
+  message: string;
+}
+
+function bufferedTimerFired(run: Run, timerId: string): number {
+  return run.s.buffered.findIndex((b) => {
+    const e = decodeEvent(unb64(b.event));
+    return e.eventType === EV.TimerFired && attributesOf(e).timerId === timerId;
+  });
+}
+
+/** Checks every command before any is applied, so a bad task changes nothing but its own failure. */
+function findProblem(engine: Engine, run: Run, req: CompleteRequest): Problem | null {
+  if ((req.messages ?? []).length > 0) {
+    return {
+      cause: Cause.FEATURE_DISABLED,
+      message: 'devserver does not support workflow updates (protocol messages)',
+    };
+  }
+  const activityIds = new Set(Object.values(run.s.activities).map((a) => a.activityId));
+  const timers = new Set(Object.keys(run.s.timers));
+  for (const cmd of req.commands ?? []) {
+    const type = cmd.commandType ?? 0;
+    if (!SUPPORTED.has(type)) {
+      return {
+        cause: Cause.FEATURE_DISABLED,
+        message: `devserver does not support command ${CommandTypeName[type] ?? type} (child workflows, external signals and cancels, Nexus and updates are not implemented)`,
+      };
+    }
+    if (type === C.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK) {
+      const attrs = cmd.scheduleActivityTaskCommandAttributes ?? {};
+      const msg = activityCommandProblem(attrs, activityIds);
+      if (msg) {
+        const dup = attrs.activityId && activityIds.has(attrs.activityId);
+        return {
+          cause: dup ? Cause.SCHEDULE_ACTIVITY_DUPLICATE_ID : Cause.BAD_SCHEDULE_ACTIVITY_ATTRIBUTES,
+          message: msg,
+        };
+      }
+      activityIds.add(attrs.activityId!);
+    } else if (type === C.COMMAND_TYPE_REQUEST_CANCEL_ACTIVITY_TASK) {
+      if (!cmd.requestCancelActivityTaskCommandAttributes?.scheduledEventId) {
+        return {
+          cause: Cause.BAD_REQUEST_CANCEL_ACTIVITY_ATTRIBUTES,
+          message: 'RequestCancelActivityTask: scheduledEventId is not set',
+        };
+      }
+    } else if (type === C.COMMAND_TYPE_START_TIMER) {
+      const id = cmd.startTimerCommandAttributes?.timerId;
+      if (!id) return { cause: Cause.BAD_START_TIMER_ATTRIBUTES, message: 'StartTimer: timerId is not set' };
+      if (timers.has(id))
+        return {
+          cause: Cause.START_TIMER_DUPLICATE_ID,
+          message: `StartTimer: timerId ${id} is already in use`,
+        };
+      timers.add(id);
+    } else if (type === C.COMMAND_TYPE_CANCEL_TIMER) {
+      const id = cmd.cancelTimerCommandAttributes?.timerId ?? '';
+      if (!timers.has(id) && bufferedTimerFired(run, id) < 0) {
+        return {
+          cause: Cause.BAD_CANCEL_TIMER_ATTRIBUTES,
+          message: `CancelTimer: timer ${id} is not pending`,
+        };
+      }
+      timers.delete(id);
+    } else if (type === C.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES) {
+      try {
+        engine.registry.validate(
+          run.s.namespace,
+          cmd.upsertWorkflowSearchAttributesCommandAttributes?.searchAttributes?.indexedFields,
+        );
+      } catch (err) {
+        return { cause: Cause.BAD_SEARCH_ATTRIBUTES, message: (err as Error).message };
+      }
+    }
+  }
+  return null;
+}
+
+/** Applies one command; returns true when the workflow must see a new task for its effects. */
+function applyCommand(engine: Engine, tx: Txn, run: Run, cmd: Command, completedId: number): boolean {
+  const s = run.s;
+  switch (cmd.commandType) {
+    case C.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK:
+      scheduleActivity(tx, run, cmd.scheduleActivityTaskCommandAttributes!, completedId);
+      return false;
+    case C.COMMAND_TYPE_REQUEST_CANCEL_ACTIVITY_TASK:
+      return requestCancelActivity(
+        tx,
+        run,
+        Number(cmd.requestCancelActivityTaskCommandAttributes!.scheduledEventId),
+        completedId,
+      );
+    case C.COMMAND_TYPE_START_TIMER: {
+      const a = cmd.startTimerCommandAttributes!;
+      const timerId = a.timerId!;
+      const startedEventId = tx.append(run, 'TimerStarted', {
+        timerId,
+        startToFireTimeout: a.startToFireTimeout,
+        workflowTaskCompletedEventId: completedId,
+      });
+      s.timers[timerId] = { timerId, startedEventId, fireTime: tx.now + durationMs(a.startToFireTimeout) };
+      return false;
+    }
+    case C.COMMAND_TYPE_CANCEL_TIMER: {
+      const timerId = cmd.cancelTimerCommandAttributes!.timerId!;
+      let startedEventId = s.timers[timerId]?.startedEventId;
+      if (startedEventId !== undefined) {
+        delete s.timers[timerId];
+      } else {
+        // The timer fired while this task ran: the cancel wins and the firing is dropped.
+        const i = bufferedTimerFired(run, timerId);
+        startedEventId = Number(attributesOf(decodeEvent(unb64(s.buffered[i]!.event))).startedEventId);
+        s.buffered.splice(i, 1);
+      }
+      tx.append(run, 'TimerCanceled', {
+        timerId,
+        startedEventId,
+        workflowTaskCompletedEventId: completedId,
+        identity: '',
+      });
+      return false;
+    }
+    case C.COMMAND_TYPE_RECORD_MARKER: {
+      const a = cmd.recordMarkerCommandAttributes!;
+      tx.append(run, 'MarkerRecorded', {
+        markerName: a.markerName,
+        details: a.details,
+        workflowTaskCompletedEventId: completedId,
+        header: a.header,
+        failure: a.failure,
+      });
+      return false;
+    }
+    case C.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
+      const fields =
+        cmd.upsertWorkflowSearchAttributesCommandAttributes?.searchAttributes?.indexedFields ?? {};
+      tx.append(run, 'UpsertWorkflowSearchAttributes', {
+        workflowTaskCompletedEventId: completedId,
+        searchAttributes: { indexedFields: fields },
+      });
+      run.searchAttributes = mergeAttributes(run.searchAttributes, fields);
+      return false;
+    }
+    case C.COMMAND_TYPE_MODIFY_WORKFLOW_PROPERTIES: {
+      const fields = cmd.modifyWorkflowPropertiesCommandAttributes?.upsertedMemo?.fields ?? {};
+      tx.append(run, 'WorkflowPropertiesModified', {
+        workflowTaskCompletedEventId: completedId,
+        upsertedMemo: { fields },
+      });
+      run.memo = mergeAttributes(run.memo, fields);
+      return false;
+    }
+    case C.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION:
+      engine.closeRun(tx, run, Status.COMPLETED, 'WorkflowExecutionCompleted', {
+        result: cmd.completeWorkflowExecutionCommandAttributes?.result,
+        workflowTaskCompletedEventId: completedId,
+      });
+      return false;
+    case C.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION:
+      engine.closeRun(tx, run, Status.FAILED, 'WorkflowExecutionFailed', {
+        failure: cmd.failWorkflowExecutionCommandAttributes?.failure,
+        retryState: RetryState.RETRY_POLICY_NOT_SET,
+        workflowTaskCompletedEventId: completedId,
+      });
+      return false;
+    case C.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION:
+      engine.closeRun(tx, run, Status.CANCELED, 'WorkflowExecutionCanceled', {
+        details: cmd.cancelWorkflowExecutionCommandAttributes?.details,
+        workflowTaskCompletedEventId: completedId,
+      });
+      return false;
+    case C.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
+      continueAsNew(engine, tx, run, cmd.continueAsNewWorkflowExecutionCommandAttributes ?? {}, completedId);
+      return false;
+    default:
+      throw new Error(`unexpected command ${cmd.commandType}`);
+  }
+}
+
+export function respondWorkflowTaskCompleted(engine: Engine, req: CompleteRequest): object {
+  const run = locateTask(engine, req.taskToken);
+  const wt = run.s.wt!;
+  const identity = req.identity ?? '';
+  for (const [id, result] of Object.entries(req.queryResults ?? {})) {
+    engine.queries.get(id)?.answer(result.resultType ?? 0, result.answer, result.errorMessage);
+  }
+  const problem = findProblem(engine, run, req);
+  if (problem) {
+    engine.exec((tx) =>
+      endTask(
+        engine,
+        tx,
+        run,
+        'WorkflowTaskFailed',
+        { cause: problem.cause, failure: { message: problem.message }, identity },
+        wt.attempt + 1,
+      ),
+    );
+    throw invalid(problem.message);
+  }
+  const commands = req.commands ?? [];
+  if (run.s.buffered.length > 0 && commands.some((c) => TERMINAL.has(c.commandType ?? 0))) {
+    // New events arrived while the task ran: the workflow must see them before it may close.
+    engine.exec((tx) =>
+      endTask(engine, tx, run, 'WorkflowTaskFailed', { cause: Cause.UNHANDLED_COMMAND, identity }, 1),
+    );
+    return {};
+  }
+  engine.exec((tx) => {
+    const completedId = tx.append(run, 'WorkflowTaskCompleted', {
+      scheduledEventId: wt.scheduledEventId,
+      startedEventId: wt.startedEventId,
+      identity,
+      binaryChecksum: req.binaryChecksum ?? '',
+      sdkMetadata: req.sdkMetadata,
+      meteringMetadata: req.meteringMetadata,
+      workerVersion: req.workerVersionStamp,
+    });
+    run.s.lastCompletedWtStartedId = wt.startedEventId!;
+    const sticky = req.stickyAttributes?.workerTaskQueue?.name;
+    run.sticky = sticky
+      ? { queue: sticky, scheduleToStartMs: durationMs(req.stickyAttributes?.scheduleToStartTimeout) || 5000 }
+      : undefined;
+    run.s.wt = undefined;
+    let needTask = req.forceCreateNewWorkflowTask === true;
+    for (const cmd of commands) {
+      if (applyCommand(engine, tx, run, cmd, completedId)) needTask = true;
+      if (!run.running) break;
+    }
+    if (run.running && (engine.flushBuffered(tx, run) || needTask)) engine.scheduleWorkflowTask(tx, run);
+    tx.after(() => engine.rerouteQueries(run));
+  });
+  return {};
+}
