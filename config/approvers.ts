@@ -19,12 +19,15 @@ export function loadApprovers(options: { file?: string; dataDir: string }): Load
   if (options.file) {
     const raw: unknown = JSON.parse(readFileSync(options.file, 'utf8'));
     const parsed = ApproversFile.safeParse(raw);
-    if (!parsed.success) throw new Error(`invalid approvers file ${options.file}: ${z.prettifyError(parsed.error)}`);
+    if (!parsed.success)
+      throw new Error(`invalid approvers file ${options.file}: ${z.prettifyError(parsed.error)}`);
     const ids = new Set<string>();
     const tokens = new Set<string>();
     for (const approver of parsed.data.approvers) {
-      if (ids.has(approver.id)) throw new Error(`approvers file ${options.file}: approver ${approver.id} is listed twice`);
-      if (tokens.has(approver.token)) throw new Error(`approvers file ${options.file}: two approvers share a token`);
+      if (ids.has(approver.id))
+        throw new Error(`approvers file ${options.file}: approver ${approver.id} is listed twice`);
+      if (tokens.has(approver.token))
+        throw new Error(`approvers file ${options.file}: two approvers share a token`);
       ids.add(approver.id);
       tokens.add(approver.token);
     }

@@ -47,7 +47,7 @@ function retrySettings(p: temporal.api.common.v1.IRetryPolicy | null | undefined
 }
 
 /** Writes ActivityTaskScheduled with timeouts and retry policy normalized as a real server does. */
-export function scheduleActivity(tx: Txn, run: Run, attrs: ScheduleAttrs, completedEventId: number): void {
+export function scheduleActivity(tx: Txn, run: Run, attrs: ScheduleAttrs, completedEventId: number): number {
   const s2c = durationMs(attrs.scheduleToCloseTimeout);
   let s2s = durationMs(attrs.scheduleToStartTimeout);
   let st2c = durationMs(attrs.startToCloseTimeout);
@@ -97,6 +97,7 @@ export function scheduleActivity(tx: Txn, run: Run, attrs: ScheduleAttrs, comple
     heartbeatMs: hb,
     retry,
   };
+  return id;
 }
 
 /** The workflow asked to cancel an activity: at once if not started (true: the workflow must be told), else via heartbeat. */
@@ -127,45 +128,48 @@ export function requestCancelActivity(
   return false;
 }
 
+/** Marks the current attempt of a pending activity started and builds its task. */
+export function startActivityTask(tx: Txn, run: Run, a: ActivityState, identity: string): PollResponse {
+  a.started = true;
+  a.startedTime = tx.now;
+  a.startedIdentity = identity;
+  a.startedRequestId = newId();
+  a.lastHeartbeatTime = undefined;
+  tx.touch(run);
+  const ev = decodeAs<ScheduledEventAttrs>(
+    'temporal.api.history.v1.ActivityTaskScheduledEventAttributes',
+    unb64(a.scheduled),
+  );
+  return {
+    taskToken: encodeToken({ k: 'a', r: run.s.runId, s: a.scheduledEventId, a: a.attempt }),
+    workflowNamespace: run.s.namespace,
+    workflowType: { name: run.s.workflowType },
+    workflowExecution: { workflowId: run.s.workflowId, runId: run.s.runId },
+    activityType: ev.activityType,
+    activityId: a.activityId,
+    header: ev.header,
+    input: ev.input,
+    heartbeatDetails: a.heartbeatDetails
+      ? decodeAs('temporal.api.common.v1.Payloads', unb64(a.heartbeatDetails))
+      : undefined,
+    scheduledTime: msTimestamp(a.scheduledTime),
+    currentAttemptScheduledTime: msTimestamp(a.readyAt),
+    startedTime: msTimestamp(tx.now),
+    attempt: a.attempt,
+    scheduleToCloseTimeout: ev.scheduleToCloseTimeout,
+    startToCloseTimeout: ev.startToCloseTimeout,
+    heartbeatTimeout: ev.heartbeatTimeout,
+    retryPolicy: ev.retryPolicy,
+    priority: ev.priority,
+  };
+}
+
 /** Matching hands an activity reference to a poller: mark it started and build its task. */
 export function takeActivity(engine: Engine, ref: ActivityTaskRef, identity: string): PollResponse | null {
   const { run } = ref;
   const a = run.s.activities[ref.scheduledEventId];
   if (!run.running || !a || a.started || a.attempt !== ref.attempt) return null;
-  return engine.exec((tx) => {
-    a.started = true;
-    a.startedTime = tx.now;
-    a.startedIdentity = identity;
-    a.startedRequestId = newId();
-    a.lastHeartbeatTime = undefined;
-    tx.touch(run);
-    const ev = decodeAs<ScheduledEventAttrs>(
-      'temporal.api.history.v1.ActivityTaskScheduledEventAttributes',
-      unb64(a.scheduled),
-    );
-    return {
-      taskToken: encodeToken({ k: 'a', r: run.s.runId, s: a.scheduledEventId, a: a.attempt }),
-      workflowNamespace: run.s.namespace,
-      workflowType: { name: run.s.workflowType },
-      workflowExecution: { workflowId: run.s.workflowId, runId: run.s.runId },
-      activityType: ev.activityType,
-      activityId: a.activityId,
-      header: ev.header,
-      input: ev.input,
-      heartbeatDetails: a.heartbeatDetails
-        ? decodeAs('temporal.api.common.v1.Payloads', unb64(a.heartbeatDetails))
-        : undefined,
-      scheduledTime: msTimestamp(a.scheduledTime),
-      currentAttemptScheduledTime: msTimestamp(a.readyAt),
-      startedTime: msTimestamp(tx.now),
-      attempt: a.attempt,
-      scheduleToCloseTimeout: ev.scheduleToCloseTimeout,
-      startToCloseTimeout: ev.startToCloseTimeout,
-      heartbeatTimeout: ev.heartbeatTimeout,
-      retryPolicy: ev.retryPolicy,
-      priority: ev.priority,
-    };
-  });
+  return engine.exec((tx) => startActivityTask(tx, run, a, identity));
 }
 
 export function pollActivityTaskQueue(

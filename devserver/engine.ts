@@ -62,6 +62,7 @@ export class Engine {
   }
 
   stop(): void {
+    this.flush();
     this.stopped = true;
     this.deadlines.clearAll();
     this.workflowQueues.releaseAll();
@@ -70,26 +71,108 @@ export class Engine {
     for (const q of this.queries.values()) q.fail(new Error('devserver stopping'));
   }
 
+  /**
+   * Group commit. exec() changes memory and queues what must be written; everything queued
+   * in one turn of the event loop is written in one SQLite transaction on setImmediate, and
+   * every answer waits for it (whenDurable). `pending` holds, per run, the history appended
+   * since the last flush (encoded batches, concatenated on write); the run's state is written
+   * once per flush, whatever number of changes it went through.
+   */
+  private readonly pending = new Map<Run, { firstEventId: number; blobs: Uint8Array[] }>();
+  /** Answers waiting for the scheduled flush; undefined when none is scheduled. */
+  private commitWaiters: ((err?: Error) => void)[] | undefined;
+
+  /** Calls back once every change made so far is committed: at once when none is pending. */
+  whenDurable(cb: (err?: Error) => void): void {
+    if (this.commitWaiters) this.commitWaiters.push(cb);
+    else cb();
+  }
+
+  /** Writes and commits everything pending, then releases the answers that waited for it. */
+  flush(): void {
+    const waiters = this.commitWaiters;
+    if (!waiters) return;
+    this.commitWaiters = undefined;
+    const pending = [...this.pending];
+    this.pending.clear();
+    let error: Error | undefined;
+    try {
+      this.store.transaction(() => {
+        for (const [run, { firstEventId, blobs }] of pending) {
+          const json = JSON.stringify(run.s);
+          if (run.rowId === undefined) run.rowId = this.store.createRun(json);
+          else this.store.saveRun(run.rowId, json);
+          if (blobs.length > 0) {
+            const blob = blobs.length === 1 ? blobs[0]! : Buffer.concat(blobs);
+            this.store.appendHistory(run.rowId, firstEventId, blob);
+          }
+        }
+      });
+    } catch (err) {
+      // Rolled back: memory is now ahead of the database. Nothing of it was acknowledged.
+      error = err as Error;
+      console.error('devserver: commit failed', err);
+    }
+    for (const w of waiters) w(error);
+  }
+
   exec<T>(fn: (tx: Txn) => T): T {
     const tx = new Txn();
     const result = fn(tx);
-    this.store.transaction(() => {
-      for (const run of tx.touched) {
-        const batch = tx.batches.get(run);
-        let blob: Uint8Array | undefined;
-        if (batch && batch.length > 0) {
-          blob = encodeHistory(batch);
-          run.s.historySizeBytes += blob.length;
-        }
-        const json = JSON.stringify(run.s);
-        if (run.rowId === undefined) run.rowId = this.store.createRun(json);
-        else this.store.saveRun(run.rowId, json);
-        if (blob) this.store.appendHistory(run.rowId, batch![0]!.eventId, blob);
+    for (const run of tx.touched) {
+      let p = this.pending.get(run);
+      if (!p) {
+        p = { firstEventId: 0, blobs: [] };
+        this.pending.set(run, p);
       }
-    });
+      const batch = tx.batches.get(run);
+      if (batch && batch.length > 0) {
+        const blob = encodeHistory(batch);
+        run.s.historySizeBytes += blob.length;
+        if (p.blobs.length === 0) p.firstEventId = batch[0]!.eventId;
+        p.blobs.push(blob);
+      }
+    }
+    if (this.pending.size > 0 && !this.commitWaiters) {
+      this.commitWaiters = [];
+      setImmediate(() => this.flush());
+    }
+    for (const [run, batch] of tx.batches) this.extendTail(run, batch);
     for (const fx of tx.effects) fx();
     for (const run of tx.touched) this.afterChange(run);
     return result;
+  }
+
+  /** Adds written events to the run's in-memory tail and drops what no task will need again. */
+  private extendTail(run: Run, batch: HistoryEvent[]): void {
+    const tail = run.tail;
+    if (batch.length === 0) return;
+    if (!tail || tail.from + tail.events.length !== batch[0]!.eventId) {
+      run.tail = undefined;
+      return;
+    }
+    tail.events.push(...batch);
+    const keepFrom = run.s.lastCompletedWtStartedId + 1;
+    if (tail.from < keepFrom) {
+      tail.events.splice(0, Math.min(keepFrom - tail.from, tail.events.length));
+      tail.from = keepFrom;
+    }
+  }
+
+  /** Events numbered `from` and later: from the in-memory tail when it reaches back that far. */
+  eventsFrom(run: Run, from: number): HistoryEvent[] {
+    const tail = run.tail;
+    if (tail && tail.from <= from) return tail.events.slice(from - tail.from);
+    const all = this.readHistory(run);
+    return from <= 1 ? all : all.filter((e) => e.eventId >= from);
+  }
+
+  /** The run's last event. */
+  lastEvent(run: Run): HistoryEvent | undefined {
+    const tail = run.tail;
+    if (tail && tail.events.length > 0) return tail.events[tail.events.length - 1];
+    const all = this.readHistory(run);
+    return all[all.length - 1];
   }
 
   registerRun(run: Run): void {
@@ -115,8 +198,11 @@ export class Engine {
     return run;
   }
 
+  /** The run's whole history: what is in the database plus what the next flush writes. */
   readHistory(run: Run): HistoryEvent[] {
-    return run.rowId === undefined ? [] : decodeHistory(this.store.readHistory(run.rowId));
+    const stored = run.rowId === undefined ? [] : [this.store.readHistory(run.rowId)];
+    const unwritten = this.pending.get(run)?.blobs ?? [];
+    return decodeHistory(Buffer.concat([...stored, ...unwritten]));
   }
 
   // ---- workflow tasks and events --------------------------------------------------------

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { RpcError } from './errors.js';
-import { root, TO_OBJECT, type ReflectedService } from './proto.js';
+import { encodePlain, root, TO_OBJECT, type ReflectedService } from './proto.js';
 
 /** A unary handler: plain request object in, plain response object out (or a thrown RpcError). */
 export type UnaryHandler = (
@@ -10,6 +10,9 @@ export type UnaryHandler = (
   req: any,
   call: grpc.ServerUnaryCall<unknown, unknown>,
 ) => object | Promise<object>;
+
+const asBuffer = (b: Uint8Array): Buffer =>
+  Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
 /** Builds a grpc-js service definition from the SDK's protobuf reflection. */
 function definitionFor(service: ReflectedService): grpc.ServiceDefinition {
@@ -22,9 +25,9 @@ function definitionFor(service: ReflectedService): grpc.ServiceDefinition {
       path: `/${path}/${m.name}`,
       requestStream: false,
       responseStream: false,
-      requestSerialize: (v: object) => Buffer.from(reqType.encode(reqType.fromObject(v)).finish()),
+      requestSerialize: (v: object) => asBuffer(reqType.encode(reqType.fromObject(v)).finish()),
       requestDeserialize: (b: Buffer) => reqType.toObject(reqType.decode(b), TO_OBJECT),
-      responseSerialize: (v: object) => Buffer.from(resType.encode(resType.fromObject(v)).finish()),
+      responseSerialize: (v: object) => asBuffer(encodePlain(resType, v)),
       responseDeserialize: (b: Buffer) => resType.toObject(resType.decode(b), TO_OBJECT),
     };
   }
@@ -37,20 +40,42 @@ function toServiceError(err: unknown, method: string, log: boolean): Partial<grp
   return { code: grpc.status.INTERNAL, details: `${method}: ${(err as Error)?.message ?? String(err)}` };
 }
 
-/** Wraps handlers so that every throw or rejection becomes a gRPC status, never a crash. */
-function wrap(name: string, fn: UnaryHandler, log: boolean): grpc.handleUnaryCall<unknown, unknown> {
+/** Calls back once every change made so far is committed (see Engine.whenDurable). */
+export type WhenDurable = (cb: (err?: Error) => void) => void;
+
+/**
+ * Wraps handlers so that every throw or rejection becomes a gRPC status, never a crash, and
+ * no answer leaves before the changes it reports (or any other change made before it) are
+ * committed.
+ */
+function wrap(
+  name: string,
+  fn: UnaryHandler,
+  log: boolean,
+  whenDurable: WhenDurable,
+): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
+    const answer = (err: unknown, res?: object) =>
+      whenDurable((commitError) => {
+        if (commitError) callback(toServiceError(commitError, name, log));
+        else if (err !== undefined) callback(toServiceError(err, name, log));
+        else callback(null, res);
+      });
     let result: object | Promise<object>;
     try {
       result = fn(call.request, call);
     } catch (err) {
-      callback(toServiceError(err, name, log));
+      answer(err);
       return;
     }
-    Promise.resolve(result).then(
-      (res) => callback(null, res),
-      (err) => callback(toServiceError(err, name, log)),
-    );
+    if (result instanceof Promise) {
+      result.then(
+        (res) => answer(undefined, res),
+        (err: unknown) => answer(err ?? new Error('rejected')),
+      );
+    } else {
+      answer(undefined, result);
+    }
   };
 }
 
@@ -59,12 +84,13 @@ export function addService(
   serviceName: string,
   handlers: Record<string, UnaryHandler>,
   log: boolean,
+  whenDurable: WhenDurable,
 ): void {
   const def = definitionFor(root.lookupService(serviceName));
   const impl: grpc.UntypedServiceImplementation = {};
   for (const [name, fn] of Object.entries(handlers)) {
     if (!def[name]) throw new Error(`devserver: ${serviceName} has no method ${name}`);
-    impl[name] = wrap(name, fn, log);
+    impl[name] = wrap(name, fn, log, whenDurable);
   }
   // Methods without a handler answer UNIMPLEMENTED (grpc-js does this for missing entries).
   server.addService(def, impl);

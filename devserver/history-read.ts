@@ -67,15 +67,14 @@ export async function getHistory(
     if (wait) await waitFor(engine, run, () => !run.running, onCancel);
     if (run.running)
       return { history: { events: [] }, nextPageToken: wait ? token({ r: run.s.runId, n: 0 }) : undefined };
-    const events = engine.readHistory(run);
-    const last = events[events.length - 1];
+    const last = engine.lastEvent(run);
     return { history: { events: last && CLOSE_EVENT_TYPES.has(last.eventType) ? [last] : [] } };
   }
 
   const from = pageToken?.n ?? 1;
   if (wait) await waitFor(engine, run, () => run.s.nextEventId > from || !run.running, onCancel);
   const pageSize = req.maximumPageSize && req.maximumPageSize > 0 ? req.maximumPageSize : 1000;
-  const all: HistoryEvent[] = engine.readHistory(run).filter((e) => e.eventId >= from);
+  const all: HistoryEvent[] = engine.eventsFrom(run, from);
   const events = all.slice(0, pageSize);
   const nextFrom = events.length > 0 ? events[events.length - 1]!.eventId + 1 : from;
   const more = all.length > events.length || (wait && run.running);

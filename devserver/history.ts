@@ -1,4 +1,4 @@
-import { EventType, decodeAs, encodeAs, type HistoryEvent } from './proto.js';
+import { EventType, decodeAs, encodePlain, lookupType, type HistoryEvent } from './proto.js';
 import { msTimestamp } from './time.js';
 
 /** Event names in PascalCase ("TimerFired") map to EVENT_TYPE_TIMER_FIRED and timerFiredEventAttributes. */
@@ -24,7 +24,7 @@ export function attributesOf(event: HistoryEvent): Record<string, unknown> {
 }
 
 export function encodeEvent(event: HistoryEvent): Uint8Array {
-  return encodeAs('temporal.api.history.v1.HistoryEvent', event);
+  return encodePlain(lookupType('temporal.api.history.v1.HistoryEvent'), event);
 }
 
 export function decodeEvent(buf: Uint8Array): HistoryEvent {
@@ -32,7 +32,7 @@ export function decodeEvent(buf: Uint8Array): HistoryEvent {
 }
 
 export function encodeHistory(events: HistoryEvent[]): Uint8Array {
-  return encodeAs('temporal.api.history.v1.History', { events });
+  return encodePlain(lookupType('temporal.api.history.v1.History'), { events });
 }
 
 export function decodeHistory(buf: Uint8Array): HistoryEvent[] {

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { Engine } from './engine.js';
+import { installSyncGzip } from './grpc-gzip.js';
 import { addService } from './grpc-service.js';
 import { operatorServiceHandlers } from './rpc/operator-service.js';
 import { workflowServiceHandlers } from './rpc/workflow-service.js';
@@ -29,6 +30,7 @@ const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
  * state in SQLite. Any namespace name is accepted; `default` needs no registration.
  */
 export async function startDevServer(opts: DevServerOptions = {}): Promise<DevServer> {
+  installSyncGzip();
   const host = opts.host ?? '127.0.0.1';
   const log = opts.log ?? false;
   const store = new SqliteStore(opts.dbPath ?? ':memory:');
@@ -40,8 +42,21 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });
-  addService(server, 'temporal.api.workflowservice.v1.WorkflowService', workflowServiceHandlers(engine), log);
-  addService(server, 'temporal.api.operatorservice.v1.OperatorService', operatorServiceHandlers(engine), log);
+  const whenDurable = (cb: (err?: Error) => void) => engine.whenDurable(cb);
+  addService(
+    server,
+    'temporal.api.workflowservice.v1.WorkflowService',
+    workflowServiceHandlers(engine),
+    log,
+    whenDurable,
+  );
+  addService(
+    server,
+    'temporal.api.operatorservice.v1.OperatorService',
+    operatorServiceHandlers(engine),
+    log,
+    whenDurable,
+  );
 
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${host}:${opts.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
@@ -63,6 +78,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
             resolve();
           });
         });
+        engine.flush();
         store.close();
       })();
       return stopped;

@@ -80,6 +80,7 @@ function createRun(engine: Engine, tx: Txn, p: NewRun): Run {
   });
   run.memo = p.memo;
   run.searchAttributes = p.searchAttributes;
+  run.tail = { from: 1, events: [] };
   engine.registerRun(run);
   tx.append(run, 'WorkflowExecutionStarted', {
     workflowId: p.workflowId,

@@ -57,6 +57,23 @@ export function encodeAs(typeName: string, obj: object): Uint8Array {
   return t.encode(t.fromObject(obj)).finish();
 }
 
+/**
+ * Encodes a plain object that already has the decoded shape (TO_OBJECT: numbers for int64
+ * and enums, Buffers for bytes, nested plain objects), skipping protobufjs's fromObject
+ * copy: the devserver's hot paths (history batches, responses) only build such objects.
+ */
+export function encodePlain(t: ReflectedType, obj: object): Uint8Array {
+  const out = t.encode(obj).finish();
+  if (VERIFY) {
+    const ref = t.encode(t.fromObject(obj)).finish();
+    if (Buffer.compare(Buffer.from(out), Buffer.from(ref)) !== 0) {
+      console.error(`ENCODE MISMATCH ${t.fullName}`, JSON.stringify(obj).slice(0, 2000));
+    }
+  }
+  return out;
+}
+const VERIFY = !!process.env.DEVSERVER_VERIFY_ENCODING;
+
 export type Payload = temporal.api.common.v1.IPayload;
 export type Payloads = temporal.api.common.v1.IPayloads;
 export type Failure = temporal.api.failure.v1.IFailure;

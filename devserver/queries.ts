@@ -78,7 +78,7 @@ export function takeQuery(engine: Engine, q: PendingQuery): PollResponse | null 
   if (q.done) return null;
   const { run } = q;
   const now = Date.now();
-  const events = engine.readHistory(run);
+  const events = engine.eventsFrom(run, 1);
   return {
     taskToken: encodeToken({ k: 'q', q: q.id }),
     workflowExecution: { workflowId: run.s.workflowId, runId: run.s.runId },

@@ -19,6 +19,13 @@ export class Run {
   readonly historyWaiters = new Set<() => void>();
   /** The sticky queue of the worker that has this run cached; not persisted (after a restart, tasks use the normal queue). */
   sticky: { queue: string; scheduleToStartMs: number } | undefined;
+  /**
+   * The run's latest committed events, ids `from` up to nextEventId - 1, kept so that the hot
+   * reads (a sticky task's new events, a new run's first task, the close event) need neither
+   * SQLite nor a decode. Events up to the last completed workflow task are dropped; undefined
+   * when not known (after a restart), in which case reads go to SQLite.
+   */
+  tail: { from: number; events: HistoryEvent[] } | undefined;
   private saCache: Record<string, Payload> | undefined;
   private memoCache: Record<string, Payload> | undefined;
 

@@ -1,4 +1,9 @@
-import { activityCommandProblem, requestCancelActivity, scheduleActivity } from './activities.js';
+import {
+  activityCommandProblem,
+  requestCancelActivity,
+  scheduleActivity,
+  startActivityTask,
+} from './activities.js';
 import { POLL_HOLD_MS, type Engine, type PollResponse, type WorkflowTaskRef } from './engine.js';
 import { invalid, notFound } from './errors.js';
 import { EV, attributesOf, decodeEvent } from './history.js';
@@ -74,7 +79,8 @@ function takeWorkflowTask(engine: Engine, ref: WorkflowTaskRef, identity: string
     wt.startedTime = tx.now;
     wt.identity = identity;
   });
-  const events = engine.readHistory(run);
+  // The sticky worker has the run cached and only needs what happened since its last task.
+  const events = engine.eventsFrom(run, ref.sticky ? run.s.lastCompletedWtStartedId + 1 : 1);
   const queries: Record<string, object> = {};
   for (const q of run.attachedQueries.values()) if (!q.done) queries[q.id] = q.query;
   return {
@@ -84,10 +90,7 @@ function takeWorkflowTask(engine: Engine, ref: WorkflowTaskRef, identity: string
     previousStartedEventId: run.s.lastCompletedWtStartedId,
     startedEventId: wt.startedEventId,
     attempt: wt.attempt,
-    // The sticky worker has the run cached and only needs what happened since its last task.
-    history: {
-      events: ref.sticky ? events.filter((e) => e.eventId > run.s.lastCompletedWtStartedId) : events,
-    },
+    history: { events },
     workflowExecutionTaskQueue: { name: run.s.taskQueue, kind: 1 },
     scheduledTime: msTimestamp(wt.scheduledTime),
     startedTime: msTimestamp(wt.startedTime!),
@@ -268,13 +271,28 @@ function findProblem(engine: Engine, run: Run, req: CompleteRequest): Problem | 
   return null;
 }
 
-/** Applies one command; returns true when the workflow must see a new task for its effects. */
-function applyCommand(engine: Engine, tx: Txn, run: Run, cmd: Command, completedId: number): boolean {
+/**
+ * Applies one command; returns true when the workflow must see a new task for its effects.
+ * Activities the worker asked to run eagerly are collected in `eager`.
+ */
+function applyCommand(
+  engine: Engine,
+  tx: Txn,
+  run: Run,
+  cmd: Command,
+  completedId: number,
+  eager: number[],
+): boolean {
   const s = run.s;
   switch (cmd.commandType) {
-    case C.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK:
-      scheduleActivity(tx, run, cmd.scheduleActivityTaskCommandAttributes!, completedId);
+    case C.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK: {
+      const attrs = cmd.scheduleActivityTaskCommandAttributes!;
+      const id = scheduleActivity(tx, run, attrs, completedId);
+      // Eager dispatch, as Temporal's server does it: only for the workflow's own task queue,
+      // which the completing worker is known to poll.
+      if (attrs.requestEagerExecution && attrs.taskQueue?.name === s.taskQueue) eager.push(id);
       return false;
+    }
     case C.COMMAND_TYPE_REQUEST_CANCEL_ACTIVITY_TASK:
       return requestCancelActivity(
         tx,
@@ -398,7 +416,7 @@ export function respondWorkflowTaskCompleted(engine: Engine, req: CompleteReques
     );
     return {};
   }
-  engine.exec((tx) => {
+  return engine.exec((tx) => {
     const completedId = tx.append(run, 'WorkflowTaskCompleted', {
       scheduledEventId: wt.scheduledEventId,
       startedEventId: wt.startedEventId,
@@ -415,12 +433,19 @@ export function respondWorkflowTaskCompleted(engine: Engine, req: CompleteReques
       : undefined;
     run.s.wt = undefined;
     let needTask = req.forceCreateNewWorkflowTask === true;
+    const eager: number[] = [];
     for (const cmd of commands) {
-      if (applyCommand(engine, tx, run, cmd, completedId)) needTask = true;
+      if (applyCommand(engine, tx, run, cmd, completedId, eager)) needTask = true;
       if (!run.running) break;
     }
     if (run.running && (engine.flushBuffered(tx, run) || needTask)) engine.scheduleWorkflowTask(tx, run);
     tx.after(() => engine.rerouteQueries(run));
+    // Eagerly dispatched activities start now and go back in this response, not through matching.
+    const activityTasks = [];
+    for (const id of run.running ? eager : []) {
+      const a = run.s.activities[id];
+      if (a && !a.started) activityTasks.push(startActivityTask(tx, run, a, identity));
+    }
+    return activityTasks.length > 0 ? { activityTasks } : {};
   });
-  return {};
 }

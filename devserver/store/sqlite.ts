@@ -6,11 +6,13 @@ import Database from 'better-sqlite3';
  * concatenating a run's batches in order is itself a valid encoded History (protobuf merges
  * repeated fields on concatenation) and reading a history is one query plus one decode.
  *
- * Durability: WAL with synchronous=NORMAL. Every RPC that changes state commits its
- * transaction before it answers; a committed WAL frame is in the OS page cache when the
- * commit returns, so a SIGKILL of the devserver loses nothing it acknowledged. Only a power
- * loss or kernel crash could drop the last transactions, which is acceptable for a
- * single-machine development server and keeps commits free of fsync.
+ * Durability: WAL with synchronous=NORMAL. Changes are grouped: the engine writes what one
+ * turn of the event loop changed in one transaction (group commit), and no RPC is answered
+ * before the transaction holding its changes (and every earlier one) has committed. A committed WAL
+ * frame is in the OS page cache when the commit returns, so a SIGKILL of the devserver
+ * loses nothing it acknowledged. Only a power loss or kernel crash could drop the last
+ * transactions, which is acceptable for a single-machine development server and keeps
+ * commits free of fsync.
  */
 export interface StoredRun {
   rowId: number;
@@ -30,6 +32,7 @@ export class SqliteStore {
   private readonly selectBatches: Database.Statement<[number], { first_event_id: number; events: Buffer }>;
   private readonly upsertAttr: Database.Statement<[string, string, number]>;
   private readonly deleteAttr: Database.Statement<[string, string]>;
+  private readonly atomic: (fn: () => unknown) => unknown;
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -54,11 +57,12 @@ export class SqliteStore {
       'INSERT INTO search_attributes (namespace, name, type) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET type = excluded.type',
     );
     this.deleteAttr = this.db.prepare('DELETE FROM search_attributes WHERE namespace = ? AND name = ?');
+    this.atomic = this.db.transaction((fn: () => unknown) => fn());
   }
 
-  /** Runs fn inside one transaction; it commits (durably, see above) before this returns. */
+  /** Runs fn in one transaction (all of its writes or none), committed before this returns. */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.atomic(fn) as T;
   }
 
   createRun(state: string): number {

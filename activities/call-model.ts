@@ -1,0 +1,58 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import OpenAI from 'openai';
+import type { ModelCallInput, ModelReply } from '../workflows/activity-types.js';
+
+export interface ModelSettings {
+  /** Any OpenAI-compatible endpoint; OpenAI's own when absent. */
+  baseUrl?: string;
+  /** Stays in this closure: never in a workflow history. */
+  apiKey?: string;
+  /** When set, every run's model calls use this model name instead of the one its agent names. */
+  name?: string;
+  /** Per request, in milliseconds. */
+  timeoutMs?: number;
+  /** The openai client's own retries on 408/409/429/5xx and connection errors, before Temporal's. */
+  maxRetries?: number;
+}
+
+/** Retrying cannot fix these: a bad request, bad credentials, an unknown model. */
+function isPermanent(err: unknown): boolean {
+  if (!(err instanceof OpenAI.APIError) || err.status === undefined) return false;
+  return err.status >= 400 && err.status < 500 && ![408, 409, 429].includes(err.status);
+}
+
+export function createCallModel(settings: ModelSettings) {
+  const openai = new OpenAI({
+    apiKey: settings.apiKey ?? 'countersign-no-key',
+    baseURL: settings.baseUrl,
+    maxRetries: settings.maxRetries ?? 3,
+    timeout: settings.timeoutMs ?? 120_000,
+  });
+
+  return async function callModel(input: ModelCallInput): Promise<ModelReply> {
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await openai.chat.completions.create(
+        {
+          model: settings.name ?? input.model,
+          messages: input.messages,
+          ...(input.tools.length > 0 ? { tools: input.tools } : {}),
+        },
+        { signal: Context.current().cancellationSignal },
+      );
+    } catch (err) {
+      if (isPermanent(err)) {
+        throw ApplicationFailure.nonRetryable(`model refused the request: ${(err as Error).message}`, 'ModelRequestError');
+      }
+      throw err;
+    }
+    const message = completion.choices[0]?.message;
+    if (!message) throw new Error('the model answered with no choices');
+    const toolCalls = (message.tool_calls ?? []).flatMap((call) =>
+      call.type === 'function'
+        ? [{ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments } }]
+        : [],
+    );
+    return { content: message.content ?? null, toolCalls };
+  };
+}

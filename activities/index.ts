@@ -1,0 +1,22 @@
+import type { AgentDefinition } from '../define/index.js';
+import type { CountersignActivities } from '../workflows/activity-types.js';
+import { createCallModel, type ModelSettings } from './call-model.js';
+import type { Notifier } from './notifier.js';
+import { createRequestApproval } from './request-approval.js';
+import { createRunTool } from './run-tool.js';
+
+export type { ModelSettings } from './call-model.js';
+export type { Notifier } from './notifier.js';
+
+/** The worker's activities: secrets and tool code stay in these closures, never in a history. */
+export function createActivities(options: {
+  agents: AgentDefinition[];
+  model: ModelSettings;
+  notifier?: Notifier;
+}): CountersignActivities {
+  return {
+    callModel: createCallModel(options.model),
+    requestApproval: createRequestApproval(options.notifier),
+    runTool: createRunTool(options.agents),
+  };
+}

@@ -1,0 +1,26 @@
+import { Context } from '@temporalio/activity';
+import type { ApprovalTicket, ApprovalView } from '../protocol/index.js';
+import type { Notifier } from './notifier.js';
+
+/**
+ * Sends the notifications for an approval and returns at once. The tracking id comes from the
+ * workflow, so a retried attempt never mints a second one; notifications already delivered by an
+ * earlier attempt are carried in heartbeat details and skipped.
+ */
+export function createRequestApproval(notifier: Notifier | undefined) {
+  return async function requestApproval(approval: ApprovalView): Promise<ApprovalTicket> {
+    if (notifier) {
+      const context = Context.current();
+      const previous = context.info.heartbeatDetails as { sent?: string[] } | undefined;
+      const sent = [...(previous?.sent ?? [])];
+      await notifier.notify(approval, {
+        sent,
+        onSent(key) {
+          sent.push(key);
+          context.heartbeat({ sent });
+        },
+      });
+    }
+    return { status: 'pending', trackingId: approval.trackingId };
+  };
+}

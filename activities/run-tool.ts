@@ -1,0 +1,40 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { AgentDefinition, ToolDefinition } from '../define/index.js';
+import type { JsonValue } from '../protocol/index.js';
+import type { ToolRunInput } from '../workflows/activity-types.js';
+
+/** How often a running tool reports liveness, so a crashed worker's attempt is retried soon. */
+const HEARTBEAT_MS = 2_000;
+
+/**
+ * Runs one approved (or auto) tool call. The idempotency key is the same for every attempt of the
+ * call, across retries and worker crashes, so a tool with side effects can make them happen once.
+ */
+export function createRunTool(agents: AgentDefinition[]) {
+  const tools = new Map<string, ToolDefinition>();
+  for (const agent of agents) for (const tool of agent.tools) tools.set(`${agent.name}/${tool.name}`, tool);
+
+  return async function runTool(input: ToolRunInput): Promise<JsonValue> {
+    const tool = tools.get(`${input.agent}/${input.tool}`);
+    if (!tool) throw new Error(`this worker has no tool ${input.tool} for agent ${input.agent}`);
+    const parsed = tool.parameters.safeParse(input.args);
+    if (!parsed.success) {
+      throw ApplicationFailure.nonRetryable(`invalid arguments: ${parsed.error.message}`, 'InvalidToolArguments');
+    }
+    const context = Context.current();
+    const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
+    try {
+      context.heartbeat();
+      return await tool.execute(parsed.data, {
+        runId: input.runId,
+        toolCallId: input.toolCallId,
+        idempotencyKey: `${input.runId}/${input.toolCallId}`,
+        trackingId: input.trackingId,
+        approvedBy: input.approvedBy,
+        signal: context.cancellationSignal,
+      });
+    } finally {
+      clearInterval(beat);
+    }
+  };
+}

@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { defineAgent, defineTool } from '../define/index.js';
+import { demoApprovers } from './approvers.js';
+import { HOSTNAME, SimulatedHost, VM_SIZES } from './simulated-host.js';
+import { lazy } from './sqlite.js';
+
+export const REGIONS = ['us-east-1', 'us-west-2', 'eu-west-1', 'ap-southeast-1'] as const;
+
+/**
+ * Read-only commands run at once; anything else waits for an operator. The pattern refuses shell
+ * metacharacters, so `cat x; rm -rf /` is not mistaken for a read.
+ */
+export const READ_ONLY_COMMAND =
+  '^(pwd|hostname|whoami|uptime|df|free|ps|ls|cat|head|tail|systemctl status)( [^;&|<>`$()\\\\]*)?$';
+
+export function opsAgent(dataDir: string) {
+  const host = lazy(() => new SimulatedHost(path.join(dataDir, 'demo', 'ops-host.db')));
+
+  const shell = defineTool({
+    name: 'run_shell_command',
+    description: `Run one shell command on ${HOSTNAME}. This is a simulated host: commands are interpreted, never executed by a real shell.`,
+    parameters: z.object({
+      command: z.string().min(1).max(1000),
+      cwd: z.string().startsWith('/').default('/').describe('Absolute working directory'),
+      timeoutSeconds: z.number().int().min(1).max(3600).default(30),
+    }),
+    approval: {
+      when: {
+        if: { arg: 'command', op: 'matches', value: READ_ONLY_COMMAND },
+        then: 'auto',
+        else: 'approve',
+      },
+      ...demoApprovers('operator'),
+      editableFields: ['command', 'cwd', 'timeoutSeconds'],
+      description: 'Run `{{command}}` in {{cwd}} on ' + HOSTNAME + ' (timeout {{timeoutSeconds}}s)',
+    },
+    execute: async ({ command, cwd, timeoutSeconds }, { idempotencyKey }) =>
+      host().run(idempotencyKey, command, cwd, timeoutSeconds),
+  });
+
+  const provision = defineTool({
+    name: 'provision_vm',
+    description:
+      'Provision a virtual machine (simulated cloud). Costs money per hour, so an operator approves.',
+    parameters: z.object({
+      size: z
+        .enum(Object.keys(VM_SIZES) as [keyof typeof VM_SIZES])
+        .describe('small, medium, large or xlarge'),
+      region: z.enum(REGIONS),
+    }),
+    approval: {
+      ...demoApprovers('operator'),
+      editableFields: ['size', 'region'],
+      description: 'Provision a {{size}} VM in {{region}}',
+    },
+    execute: async ({ size, region }, { idempotencyKey }) => host().provision(idempotencyKey, size, region),
+  });
+
+  return defineAgent({
+    name: 'ops',
+    description: `Operates ${HOSTNAME} (a simulated host) and provisions VMs; changes wait for an operator.`,
+    instructions: [
+      `You are an SRE assistant for ${HOSTNAME}. Use run_shell_command for one plain command at a time (no pipes).`,
+      'Read-only commands run at once; anything that changes the host waits for an operator, who may edit it.',
+      `Use provision_vm for new capacity (sizes: ${Object.keys(VM_SIZES).join(', ')}; regions: ${REGIONS.join(', ')}).`,
+      'If an operator rejects a call, say so and do not retry it.',
+    ].join('\n'),
+    tools: [shell, provision],
+  });
+}

@@ -1,0 +1,132 @@
+import type { Client } from '@temporalio/client';
+import { sendDecision, UnknownApprovalError } from '../client/index.js';
+import type { AgentDefinition } from '../define/index.js';
+import {
+  parseTrackingId,
+  type ApproverConfig,
+  type Channel,
+  type Decision,
+  type DecisionOutcome,
+  type RefusalCode,
+} from '../protocol/index.js';
+import { decisionOutcomeQuery } from '../workflows/definitions.js';
+import { publicApprover } from './auth.js';
+import { checkDecision } from './edit-validation.js';
+import { HttpError } from './errors.js';
+import { onRun, readApproval, runHandle } from './temporal-reads.js';
+
+export const REFUSAL_STATUS: Record<RefusalCode, number> = {
+  unknown_approval: 404,
+  already_settled: 409,
+  decision_not_allowed: 400,
+  invalid_arguments: 400,
+  role_not_allowed: 403,
+  self_approval: 403,
+  already_approved_by_you: 409,
+  link_used: 409,
+};
+
+export interface DecisionRequest {
+  trackingId: string;
+  decision: Decision;
+  approver: ApproverConfig;
+  channel: Channel;
+  requestId: string;
+  /** A retry under the same idempotency key gets the first answer, whatever happened since. */
+  idempotent: boolean;
+  linkNonce?: string;
+}
+
+/** The applied outcome, or null when the workflow has not taken the decision within the wait. */
+export type DecisionResult = DecisionOutcome | null;
+
+export function unknownApproval(trackingId: string): HttpError {
+  return new HttpError(404, `no approval ${trackingId}`, { code: 'unknown_approval' });
+}
+
+export async function readOutcome(
+  client: Client,
+  trackingId: string,
+  requestId: string,
+): Promise<DecisionOutcome | null> {
+  const parsed = parseTrackingId(trackingId);
+  if (!parsed) throw unknownApproval(trackingId);
+  return onRun(parsed.runId, () => runHandle(client, parsed.runId).query(decisionOutcomeQuery, requestId));
+}
+
+/**
+ * Everything the API can check before a signal is checked here (known, pending, role, decision
+ * type, arguments against the tool's schema); the workflow then checks it all again and decides.
+ */
+export async function decide(
+  deps: { client: Client; agents: AgentDefinition[]; waitMs: number },
+  request: DecisionRequest,
+): Promise<DecisionResult> {
+  const { client } = deps;
+  const parsed = parseTrackingId(request.trackingId);
+  if (!parsed) throw unknownApproval(request.trackingId);
+  if (request.idempotent) {
+    const earlier = await readOutcome(client, request.trackingId, request.requestId);
+    if (earlier) return earlier;
+  }
+  const approval = await readApproval(client, parsed.runId, request.trackingId).catch((err: unknown) => {
+    if (err instanceof HttpError && err.status === 404) throw unknownApproval(request.trackingId);
+    throw err;
+  });
+  if (!approval) throw unknownApproval(request.trackingId);
+  if (approval.status !== 'pending') {
+    throw new HttpError(409, `approval ${request.trackingId} is already ${approval.status}`, {
+      code: 'already_settled',
+      extra: { status: approval.status },
+    });
+  }
+  if (!request.approver.roles.some((role) => approval.approvers.includes(role))) {
+    throw new HttpError(
+      403,
+      `deciding ${approval.tool} needs one of the roles ${approval.approvers.join(', ')}`,
+      {
+        code: 'role_not_allowed',
+      },
+    );
+  }
+  if (!approval.allowedDecisions.includes(request.decision.type)) {
+    throw new HttpError(
+      400,
+      `${request.decision.type} is not allowed here; allowed: ${approval.allowedDecisions.join(', ')}`,
+      {
+        code: 'decision_not_allowed',
+      },
+    );
+  }
+  const fields = checkDecision(deps.agents, approval, request.decision);
+  if (fields.length > 0) throw new HttpError(400, 'invalid arguments', { code: 'invalid_arguments', fields });
+  try {
+    return await onRun(parsed.runId, () =>
+      sendDecision(
+        client,
+        {
+          trackingId: request.trackingId,
+          decision: request.decision,
+          approver: publicApprover(request.approver),
+          channel: request.channel,
+          requestId: request.requestId,
+          linkNonce: request.linkNonce,
+        },
+        { waitMs: deps.waitMs },
+      ),
+    );
+  } catch (err) {
+    if (err instanceof UnknownApprovalError) throw unknownApproval(request.trackingId);
+    throw err;
+  }
+}
+
+/** A refused outcome as the HTTP error it maps to. */
+export function refusal(outcome: DecisionOutcome): HttpError {
+  const code = outcome.code ?? 'decision_not_allowed';
+  return new HttpError(REFUSAL_STATUS[code], outcome.reason ?? `decision refused: ${code}`, {
+    code,
+    fields: outcome.fieldErrors,
+    extra: { outcome },
+  });
+}

@@ -1,0 +1,79 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { z } from 'zod';
+import type { FieldError } from '../protocol/index.js';
+
+/** The one error shape of the API: `{ error: { message, code?, fields? } }`. */
+export const ErrorBody = z.strictObject({
+  error: z.strictObject({
+    message: z.string(),
+    code: z.string().optional(),
+    fields: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
+  }),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: { code?: string; fields?: FieldError[]; extra?: Record<string, unknown> } = {},
+  ) {
+    super(message);
+  }
+}
+
+export function fieldPath(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.');
+}
+
+export function fieldErrors(error: z.ZodError, prefix: readonly PropertyKey[] = []): FieldError[] {
+  return error.issues.map((issue) => ({
+    path: fieldPath([...prefix, ...issue.path]),
+    message: issue.message,
+  }));
+}
+
+/** Validation at the edge: a bad body, query or parameter is a 400 with field-level errors. */
+export function parse<T extends z.ZodType>(schema: T, value: unknown, what = 'request body'): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success)
+    throw new HttpError(400, `invalid ${what}`, {
+      code: 'invalid_request',
+      fields: fieldErrors(result.error),
+    });
+  return result.data;
+}
+
+export const notFound: RequestHandler = (req) => {
+  throw new HttpError(404, `no route ${req.method} ${req.path}`, { code: 'not_found' });
+};
+
+export const errorHandler: ErrorRequestHandler = (err: unknown, _req, res, next) => {
+  if (res.headersSent) return next(err);
+  let status = 500;
+  let body: ErrorBody;
+  if (err instanceof HttpError) {
+    status = err.status;
+    body = { error: { message: err.message, code: err.details.code, fields: err.details.fields } };
+    if (err.details.extra) Object.assign(body.error, err.details.extra);
+  } else if (isBodyParserError(err)) {
+    status = err.status;
+    const message =
+      err.type === 'entity.too.large' ? 'request body too large' : 'request body is not valid JSON';
+    body = { error: { message, code: err.type === 'entity.too.large' ? 'too_large' : 'invalid_json' } };
+  } else {
+    console.error('countersign api:', err);
+    body = { error: { message: 'internal error', code: 'internal' } };
+  }
+  res.status(status).json(body);
+};
+
+function isBodyParserError(err: unknown): err is { status: number; type: string } {
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    'type' in err &&
+    'status' in err &&
+    typeof err.status === 'number'
+  );
+}

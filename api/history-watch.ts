@@ -1,0 +1,40 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
+
+const ALL_EVENTS = proto.temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT;
+
+/**
+ * Yields each time a run's history grows, by long-polling GetWorkflowExecutionHistory with
+ * waitNewEvent, and returns once the history is complete (the run has closed). Everything a run
+ * does (a decision taken, a tool result, an approval requested) ends a workflow task, so a new
+ * history event is the moment to re-read its event log. Ends quietly when `signal` aborts.
+ */
+export async function* historyChanges(
+  client: Client,
+  namespace: string,
+  runId: string,
+  signal: AbortSignal,
+): AsyncGenerator<{ closed: boolean }> {
+  let nextPageToken: Uint8Array | undefined;
+  while (!signal.aborted) {
+    const page = await client.withAbortSignal(signal, () =>
+      client.workflowService.getWorkflowExecutionHistory({
+        namespace,
+        execution: { workflowId: runId },
+        waitNewEvent: true,
+        historyEventFilterType: ALL_EVENTS,
+        nextPageToken,
+        skipArchival: true,
+      }),
+    );
+    const grew = (page.history?.events?.length ?? 0) > 0;
+    const closed = !page.nextPageToken || page.nextPageToken.length === 0;
+    if (grew || closed) yield { closed };
+    if (closed) return;
+    nextPageToken = page.nextPageToken ?? undefined;
+    // A long poll that ends with nothing new is the server's timeout; pause briefly so a server
+    // that answers at once cannot turn this into a busy loop.
+    if (!grew) await sleep(200, undefined, { signal }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,278 @@
+import { z } from 'zod';
+import {
+  AgentSpec,
+  ApprovalPolicy,
+  ApprovalView,
+  Condition,
+  Decision,
+  DecisionOutcome,
+  JsonObject,
+  JsonValue,
+  PolicyRule,
+  RunEvent,
+  RunState,
+  RunSummary,
+  StartRunRequest,
+} from '../protocol/index.js';
+import { ErrorBody } from './errors.js';
+import {
+  AgentList,
+  Me,
+  ApprovalDetail,
+  ApprovalList,
+  ApprovalListQuery,
+  CancelAccepted,
+  DecisionApplied,
+  DecisionSubmitted,
+  RunCreated,
+  RunDetail,
+  RunList,
+  RunListQuery,
+} from './schemas.js';
+
+/** Every schema of the document, by component name: the very ones the routes validate with. */
+const COMPONENTS = {
+  JsonValue,
+  JsonObject,
+  // Recursive schemas need names of their own to be referenced.
+  Condition,
+  PolicyRule,
+  ApprovalPolicy,
+  StartRunRequest,
+  RunCreated,
+  RunSummary,
+  RunList,
+  RunState,
+  RunDetail,
+  CancelAccepted,
+  RunEvent,
+  ApprovalView,
+  ApprovalList,
+  ApprovalDetail,
+  Decision,
+  DecisionOutcome,
+  DecisionApplied,
+  DecisionSubmitted,
+  AgentSpec,
+  AgentList,
+  Me,
+  Error: ErrorBody,
+} satisfies Record<string, z.ZodType>;
+
+type ComponentName = keyof typeof COMPONENTS;
+
+const ref = (name: ComponentName) => ({ $ref: `#/components/schemas/${name}` });
+const json = (name: ComponentName, description: string) => ({
+  description,
+  content: { 'application/json': { schema: ref(name) } },
+});
+const error = (description: string) => json('Error', description);
+const sse = (description: string) => ({
+  description,
+  content: { 'text/event-stream': { schema: { type: 'string' } } },
+});
+
+function componentSchemas(): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    uri: (id) => `#/components/schemas/${id}`,
+    unrepresentable: 'any',
+  });
+  // Components are embedded in the document, so their own `$schema`/`$id` would only mislead resolvers.
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, { $schema: _s, $id: _i, ...schema }]) => [id, schema]),
+  );
+}
+
+function queryParameters(schema: z.ZodObject) {
+  return Object.entries(schema.shape).map(([name, field]) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema: z.toJSONSchema(field as z.ZodType, { io: 'input', unrepresentable: 'any' }),
+  }));
+}
+
+const pathParam = (name: string, description: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: { type: 'string' },
+});
+const runId = pathParam('runId', 'The run id (its workflow id).');
+const trackingId = pathParam('trackingId', 'The approval tracking id, `<runId>.<seq>`.');
+const lastEventId = {
+  name: 'Last-Event-ID',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description: 'Resume after this event id.',
+};
+const common = { '401': error('No valid bearer token.') };
+
+/** The OpenAPI 3.1 document, derived from the zod schemas the API validates with. */
+export function openApiDocument(publicUrl: string): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Countersign API',
+      version: '0.1.0',
+      description: 'Agents act; humans countersign. Runs, approvals, decisions and live events.',
+    },
+    servers: [{ url: publicUrl }],
+    security: [{ bearer: [] }],
+    paths: {
+      '/api/runs': {
+        post: {
+          summary: 'Start a run',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('StartRunRequest') } },
+          },
+          responses: {
+            '201': json('RunCreated', 'Started.'),
+            '400': error('Invalid body or unknown agent.'),
+            ...common,
+          },
+        },
+        get: {
+          summary: 'List runs',
+          parameters: queryParameters(RunListQuery),
+          responses: {
+            '200': json('RunList', 'Runs, newest first.'),
+            '400': error('Invalid filter.'),
+            ...common,
+          },
+        },
+      },
+      '/api/runs/{runId}': {
+        get: {
+          summary: 'Show a run: status, transcript, pending approvals, audit trail, output',
+          parameters: [runId],
+          responses: { '200': json('RunDetail', 'The run.'), '404': error('No such run.'), ...common },
+        },
+      },
+      '/api/runs/{runId}/cancel': {
+        post: {
+          summary: 'Cancel a run; its pending approvals settle as cancelled',
+          parameters: [runId],
+          responses: {
+            '202': json('CancelAccepted', 'Cancellation requested.'),
+            '404': error('No such run.'),
+            '409': error('The run has already ended.'),
+            ...common,
+          },
+        },
+      },
+      '/api/runs/{runId}/events': {
+        get: {
+          summary: "A run's events as server-sent events (ids are RunEvent ids)",
+          parameters: [runId, lastEventId],
+          responses: {
+            '200': sse('RunEvent per message.'),
+            '204': { description: 'The run has ended and nothing is left.' },
+            '404': error('No such run.'),
+            ...common,
+          },
+        },
+      },
+      '/api/events': {
+        get: {
+          summary: "Every run's events as server-sent events",
+          parameters: [lastEventId],
+          responses: { '200': sse('RunEvent per message.'), ...common },
+        },
+      },
+      '/api/approvals': {
+        get: {
+          summary: 'List approvals',
+          parameters: queryParameters(ApprovalListQuery),
+          responses: {
+            '200': json('ApprovalList', 'Approvals.'),
+            '400': error('Invalid filter.'),
+            ...common,
+          },
+        },
+      },
+      '/api/approvals/{trackingId}': {
+        get: {
+          summary: 'Show an approval with its decisions',
+          parameters: [trackingId],
+          responses: {
+            '200': json('ApprovalDetail', 'The approval.'),
+            '404': error('No such approval.'),
+            ...common,
+          },
+        },
+      },
+      '/api/approvals/{trackingId}/decision': {
+        post: {
+          summary: 'Decide an approval',
+          parameters: [
+            trackingId,
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: { type: 'string', maxLength: 200 },
+              description: 'A retry with the same key gets the first answer.',
+            },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('Decision') } } },
+          responses: {
+            '200': json('DecisionApplied', 'The workflow took the decision.'),
+            '202': json('DecisionSubmitted', 'Sent; poll the location for the outcome.'),
+            '400': error('Invalid body, decision not allowed, or invalid arguments (field errors).'),
+            '403': error('The approver may not decide this approval.'),
+            '404': error('No such approval.'),
+            '409': error('Already settled, or already approved by this approver.'),
+            ...common,
+          },
+        },
+      },
+      '/api/approvals/{trackingId}/decisions/{requestId}': {
+        get: {
+          summary: 'The outcome of a submitted decision',
+          parameters: [trackingId, pathParam('requestId', 'From the 202 answer.')],
+          responses: {
+            '200': json('DecisionApplied', 'Taken.'),
+            '202': json('DecisionSubmitted', 'Not taken yet.'),
+            '400': error('Refused.'),
+            '403': error('Refused.'),
+            '404': error('No such approval.'),
+            '409': error('Refused.'),
+            ...common,
+          },
+        },
+      },
+      '/api/agents': {
+        get: {
+          summary: 'Agents, their tools, schemas and policies',
+          responses: { '200': json('AgentList', 'Agents.'), ...common },
+        },
+      },
+      '/api/me': {
+        get: { summary: 'The approver this token names', responses: { '200': json('Me', 'The caller.'), ...common } },
+      },
+      '/api/openapi.json': {
+        get: {
+          summary: 'This document',
+          security: [],
+          responses: { '200': { description: 'OpenAPI 3.1.' } },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "An approver's token from the approvers file.",
+        },
+      },
+      schemas: componentSchemas(),
+    },
+  };
+}

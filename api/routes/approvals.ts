@@ -1,0 +1,128 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Router, type Response } from 'express';
+import {
+  Channel,
+  Decision,
+  parseTrackingId,
+  type ApprovalView,
+  type DecisionOutcome,
+} from '../../protocol/index.js';
+import { approverOf } from '../auth.js';
+import type { ApiOptions } from '../context.js';
+import { decide, readOutcome, refusal, unknownApproval } from '../decide.js';
+import { HttpError, parse } from '../errors.js';
+import {
+  ApprovalListQuery,
+  DECIDED,
+  type ApprovalDetail,
+  type ApprovalList,
+  type ApprovalSummary,
+  type DecisionApplied,
+  type DecisionSubmitted,
+} from '../schemas.js';
+import {
+  listExecutions,
+  listQuery,
+  pendingOf,
+  readApproval,
+  readEvents,
+  readState,
+} from '../temporal-reads.js';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+/** Keys are scoped to the approver, so two people can never collide on one. */
+function requestIdFor(approverId: string, key: string | undefined): string {
+  if (key === undefined) return `req-${randomUUID()}`;
+  if (!IDEMPOTENCY_KEY.test(key))
+    throw new HttpError(400, 'Idempotency-Key must be 1 to 200 printable characters', {
+      code: 'invalid_request',
+    });
+  return `idem-${createHash('sha256').update(`${approverId}\0${key}`).digest('base64url')}`;
+}
+
+const outcomeLocation = (trackingId: string, requestId: string) =>
+  `/api/approvals/${encodeURIComponent(trackingId)}/decisions/${encodeURIComponent(requestId)}`;
+
+/** 200 with the applied outcome, the mapped error for a refusal, 202 with a poll location when not yet taken. */
+function answer(res: Response, trackingId: string, requestId: string, outcome: DecisionOutcome | null): void {
+  if (!outcome) {
+    const location = outcomeLocation(trackingId, requestId);
+    res
+      .status(202)
+      .location(location)
+      .json({ requestId, status: 'submitted', location } satisfies DecisionSubmitted);
+    return;
+  }
+  if (!outcome.accepted) throw refusal(outcome);
+  res.json({ outcome } satisfies DecisionApplied);
+}
+
+export function approvalsRouter(options: ApiOptions): Router {
+  const { client } = options;
+  const router = Router();
+
+  router.get('/', async (req, res) => {
+    const query = parse(ApprovalListQuery, req.query, 'query');
+    const matches = (a: ApprovalSummary) =>
+      (!query.tool || a.tool === query.tool) && (!query.role || a.approvers.includes(query.role));
+    let approvals: ApprovalSummary[];
+    if (query.status === 'pending') {
+      // The inbox is one list call: runs keep their pending approvals in memo and search attributes.
+      const filter = listQuery({
+        CountersignAgent: query.agent,
+        CountersignPendingTools: query.tool,
+        CountersignPendingRoles: query.role,
+      });
+      const infos = await listExecutions(client, `${filter} AND CountersignPending > 0`, 1000);
+      approvals = infos.flatMap(pendingOf).filter((a) => a.status === 'pending');
+    } else {
+      // Decided approvals are no longer in any memo: read the latest runs' state.
+      const infos = await listExecutions(client, listQuery({ CountersignAgent: query.agent }), query.limit);
+      const states = await Promise.all(
+        infos.map((info) => readState(client, info.workflowId).catch(() => null)),
+      );
+      approvals = states
+        .flatMap((state) => state?.approvals ?? [])
+        .filter((a: ApprovalView) => query.status === 'all' || DECIDED.has(a.status));
+    }
+    res.json({ approvals: approvals.filter(matches) } satisfies ApprovalList);
+  });
+
+  router.get('/:trackingId', async (req, res) => {
+    const { trackingId } = req.params;
+    const parsed = parseTrackingId(trackingId);
+    if (!parsed) throw unknownApproval(trackingId);
+    const approval = await readApproval(client, parsed.runId, trackingId);
+    if (!approval) throw unknownApproval(trackingId);
+    const events = await readEvents(client, parsed.runId, 0);
+    const decisions = events.filter((e) => e.trackingId === trackingId && e.type !== 'approval.requested');
+    res.json({ ...approval, decisions } satisfies ApprovalDetail);
+  });
+
+  router.post('/:trackingId/decision', async (req, res) => {
+    const { trackingId } = req.params;
+    const decision = parse(Decision, req.body);
+    const approver = approverOf(res);
+    const key = req.get('idempotency-key');
+    const requestId = requestIdFor(approver.id, key);
+    // The inbox says so; email decisions come only through signed links.
+    const channel = parse(
+      Channel.exclude(['email']),
+      req.get('x-countersign-channel') ?? 'api',
+      'X-Countersign-Channel header',
+    );
+    const outcome = await decide(
+      { client, agents: options.agents, waitMs: options.decisionWaitMs ?? 5_000 },
+      { trackingId, decision, approver, channel, requestId, idempotent: key !== undefined },
+    );
+    answer(res, trackingId, requestId, outcome);
+  });
+
+  router.get('/:trackingId/decisions/:requestId', async (req, res) => {
+    const { trackingId, requestId } = req.params;
+    answer(res, trackingId, requestId, await readOutcome(client, trackingId, requestId));
+  });
+
+  return router;
+}

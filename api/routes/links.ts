@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import express, { Router, type Response } from 'express';
+import { z } from 'zod';
+import { parseTrackingId, type ApproverConfig } from '../../protocol/index.js';
+import { verifyLink, type LinkClaims } from '../../notify/links.js';
+import { inboxUrl } from '../../notify/notifier.js';
+import type { ApiOptions } from '../context.js';
+import { decide, refusal } from '../decide.js';
+import { HttpError } from '../errors.js';
+import { confirmPage, messagePage } from '../link-pages.js';
+import { readApproval } from '../temporal-reads.js';
+
+const Form = z.object({ message: z.string().max(4_000).optional() });
+
+function show(res: Response, status: number, html: string): void {
+  res.status(status).type('html').send(html);
+}
+
+/**
+ * Email links. GET only shows a confirmation page (mail scanners open links); POST decides. A link
+ * is single-use because the workflow takes each link nonce once, not because of a table here.
+ */
+export function linksRouter(options: ApiOptions): Router {
+  const router = Router();
+  const inbox = (trackingId?: string) =>
+    trackingId ? inboxUrl(options.publicUrl, trackingId) : options.publicUrl;
+
+  router.use((_req, res, next) => {
+    // The token is in the URL: keep it out of referrers, caches and search engines.
+    res.set({
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'no-store',
+      'X-Robots-Tag': 'noindex',
+      'Content-Security-Policy':
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    });
+    next();
+  });
+
+  /** The link's claims and its approver, or a page saying why the link is refused. */
+  function check(token: string, res: Response): { claims: LinkClaims; approver: ApproverConfig } | undefined {
+    const result = verifyLink(options.signingSecret, token);
+    if (!result.ok) {
+      if (result.reason === 'expired') {
+        show(
+          res,
+          410,
+          messagePage(
+            'This link has expired',
+            'The approval it was for has passed its deadline. Nothing was changed.',
+            inbox(result.claims?.trackingId),
+          ),
+        );
+      } else {
+        show(
+          res,
+          400,
+          messagePage(
+            'This link is not valid',
+            'It may have been altered or copied incompletely. Nothing was changed.',
+            inbox(),
+          ),
+        );
+      }
+      return undefined;
+    }
+    const approver = options.approvers.find((a) => a.id === result.claims.approverId);
+    if (!approver) {
+      show(
+        res,
+        403,
+        messagePage(
+          'This link is no longer valid',
+          'Its approver is no longer configured. Nothing was changed.',
+          inbox(),
+        ),
+      );
+      return undefined;
+    }
+    return { claims: result.claims, approver };
+  }
+
+  router.get('/:token', async (req, res) => {
+    const checked = check(req.params.token, res);
+    if (!checked) return;
+    const { claims, approver } = checked;
+    const parsed = parseTrackingId(claims.trackingId);
+    const approval = parsed
+      ? await readApproval(options.client, parsed.runId, claims.trackingId).catch(() => null)
+      : null;
+    if (!approval) return show(res, 404, messagePage('Approval not found', 'Nothing was changed.', inbox()));
+    if (approval.status !== 'pending') {
+      return show(
+        res,
+        409,
+        messagePage(
+          `Already ${approval.status}`,
+          'This approval has already been settled. Nothing was changed.',
+          inbox(claims.trackingId),
+        ),
+      );
+    }
+    if (approval.approvals.some((s) => s.approver === approver.id)) {
+      return show(
+        res,
+        409,
+        messagePage(
+          'You have already approved this',
+          'It is waiting for other approvers. Nothing was changed.',
+          inbox(claims.trackingId),
+        ),
+      );
+    }
+    show(
+      res,
+      200,
+      confirmPage(approval, claims.action, approver.name ?? approver.id, inbox(claims.trackingId)),
+    );
+  });
+
+  router.post('/:token', express.urlencoded({ extended: false, limit: '16kb' }), async (req, res) => {
+    const checked = check(req.params.token, res);
+    if (!checked) return;
+    const { claims, approver } = checked;
+    const form = Form.safeParse(req.body ?? {});
+    const message = form.success && form.data.message?.trim() ? form.data.message.trim() : undefined;
+    const decision =
+      claims.action === 'approve' ? { type: 'approve' as const } : { type: 'reject' as const, message };
+    try {
+      const outcome = await decide(
+        { client: options.client, agents: options.agents, waitMs: options.decisionWaitMs ?? 5_000 },
+        {
+          trackingId: claims.trackingId,
+          decision,
+          approver,
+          channel: 'email',
+          requestId: `link-${randomUUID()}`,
+          idempotent: false,
+          linkNonce: claims.nonce,
+        },
+      );
+      if (!outcome) {
+        return show(
+          res,
+          202,
+          messagePage(
+            'Decision sent',
+            'The run will take it in a moment; the inbox shows the result.',
+            inbox(claims.trackingId),
+          ),
+        );
+      }
+      if (!outcome.accepted) throw refusal(outcome);
+      const title =
+        claims.action === 'approve'
+          ? outcome.status === 'pending'
+            ? 'Approval recorded'
+            : 'Approved'
+          : 'Rejected';
+      const detail =
+        outcome.status === 'pending'
+          ? `${outcome.approvals} of ${outcome.requiredApprovals} approvals so far; the call runs once enough people approve.`
+          : 'Thank you. The agent continues with your decision.';
+      show(res, 200, messagePage(title, detail, inbox(claims.trackingId)));
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      const title =
+        err.details.code === 'link_used' ? 'This link has already been used' : 'Nothing was changed';
+      show(res, err.status, messagePage(title, err.message, inbox(claims.trackingId)));
+    }
+  });
+
+  return router;
+}

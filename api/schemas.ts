@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import {
+  AgentSpec,
+  ApproverConfig,
+  ApprovalStatus,
+  ApprovalView,
+  DecisionOutcome,
+  Name,
+  RunEvent,
+  RunState,
+  RunStatus,
+  RunSummary,
+} from '../protocol/index.js';
+
+/** Request and response shapes of the REST API beyond the protocol's own: one source for validation and OpenAPI. */
+
+const Limit = (fallback: number) => z.coerce.number().int().min(1).max(500).default(fallback);
+const Filter = z.string().min(1).max(200);
+
+export const RunListQuery = z.strictObject({
+  status: RunStatus.optional(),
+  agent: Name.optional(),
+  limit: Limit(100),
+});
+export type RunListQuery = z.output<typeof RunListQuery>;
+
+export const ApprovalListQuery = z.strictObject({
+  status: z.enum(['pending', 'decided', 'all']).default('pending'),
+  agent: Name.optional(),
+  tool: Name.optional(),
+  role: Filter.optional(),
+  /** For `decided` and `all`: how many of the latest runs to read. */
+  limit: Limit(50),
+});
+export type ApprovalListQuery = z.output<typeof ApprovalListQuery>;
+
+export const RunCreated = z.strictObject({ runId: z.string() });
+export type RunCreated = z.output<typeof RunCreated>;
+export const RunList = z.strictObject({ runs: z.array(RunSummary) });
+export type RunList = z.output<typeof RunList>;
+/** The run's state plus its audit trail: the approval entries of its event log. */
+export const RunDetail = RunState.extend({ audit: z.array(RunEvent) });
+export type RunDetail = z.output<typeof RunDetail>;
+export const CancelAccepted = z.strictObject({ runId: z.string(), status: z.literal('cancelling') });
+export type CancelAccepted = z.output<typeof CancelAccepted>;
+
+/** Pending approvals in a list come from run memos and carry no schema. */
+export const ApprovalSummary = ApprovalView.partial({ schema: true });
+export type ApprovalSummary = z.output<typeof ApprovalSummary>;
+export const ApprovalList = z.strictObject({ approvals: z.array(ApprovalSummary) });
+export type ApprovalList = z.output<typeof ApprovalList>;
+export const ApprovalDetail = ApprovalView.extend({ decisions: z.array(RunEvent) });
+export type ApprovalDetail = z.output<typeof ApprovalDetail>;
+
+export const DecisionApplied = z.strictObject({ outcome: DecisionOutcome });
+export type DecisionApplied = z.output<typeof DecisionApplied>;
+export const DecisionSubmitted = z.strictObject({
+  requestId: z.string(),
+  status: z.literal('submitted'),
+  /** Where to poll for the outcome. */
+  location: z.string(),
+});
+export type DecisionSubmitted = z.output<typeof DecisionSubmitted>;
+
+/** The caller, as their token names them: never the token itself. */
+export const Me = z.strictObject({ approver: ApproverConfig.omit({ token: true }) });
+export type Me = z.output<typeof Me>;
+
+export const AgentList = z.strictObject({ agents: z.array(AgentSpec) });
+export type AgentList = z.output<typeof AgentList>;
+
+export const AUDIT_EVENTS = new Set<RunEvent['type']>([
+  'approval.requested',
+  'approval.decided',
+  'decision.refused',
+  'approval.escalated',
+  'approval.settled',
+]);
+
+export const DECIDED = new Set<ApprovalStatus>(ApprovalStatus.options.filter((s) => s !== 'pending'));

@@ -1,0 +1,98 @@
+import { createSession, type Session } from 'better-sse';
+import type { Request, RequestHandler, Response } from 'express';
+import type { RunEvent } from '../protocol/index.js';
+import type { ApiOptions } from './context.js';
+import { HttpError } from './errors.js';
+import { historyChanges } from './history-watch.js';
+import { globalEvents } from './global-events.js';
+import { describeRun, readEvents } from './temporal-reads.js';
+
+/** Opens the stream; its `signal` aborts when the subscriber goes away. */
+async function open(req: Request, res: Response): Promise<{ session: Session; signal: AbortSignal }> {
+  const session = await createSession(req, res, {
+    keepAlive: 15_000,
+    headers: { 'x-accel-buffering': 'no' },
+  });
+  const controller = new AbortController();
+  session.once('disconnected', () => controller.abort());
+  return { session, signal: controller.signal };
+}
+
+function lastEventId(req: Request): string {
+  return req.get('last-event-id') ?? (typeof req.query.after === 'string' ? req.query.after : '');
+}
+
+/**
+ * `GET /api/runs/:runId/events`: the run's event log, live. Event ids are the log's ids, so
+ * `Last-Event-ID` (or `?after=`) resumes exactly where a subscriber left off. Fed from Temporal
+ * alone (history long-poll, then the `events` query), so any API instance serves any subscriber.
+ */
+export function runEventStream(options: ApiOptions): RequestHandler {
+  return async (req, res) => {
+    const runId = String(req.params.runId);
+    const resumeFrom = lastEventId(req);
+    if (resumeFrom !== '' && !/^\d{1,9}$/.test(resumeFrom)) {
+      throw new HttpError(400, 'Last-Event-ID must be an event id of this run', { code: 'invalid_request' });
+    }
+    const description = await describeRun(options.client, runId);
+    let cursor = Number(resumeFrom || 0);
+    if (description.status.name !== 'RUNNING') {
+      const rest = await readEvents(options.client, runId, cursor);
+      // 204 tells an EventSource to stop reconnecting to a finished run.
+      if (rest.length === 0) return void res.status(204).end();
+    }
+    const { session, signal } = await open(req, res);
+    const push = (events: RunEvent[]) => {
+      for (const event of events) {
+        session.push(event, event.type, String(event.id));
+        cursor = event.id;
+      }
+    };
+    try {
+      for await (const { closed } of historyChanges(options.client, options.namespace, runId, signal)) {
+        push(await readEvents(options.client, runId, cursor));
+        if (closed) break;
+      }
+      if (!signal.aborted) {
+        session.push({ runId }, 'end', String(cursor));
+        res.end();
+      }
+    } catch (err) {
+      if (!signal.aborted) {
+        console.error(`countersign api: event stream for ${runId} failed:`, err);
+        res.end();
+      }
+    }
+  };
+}
+
+/**
+ * `GET /api/events`: every run's events, for the inbox. Runs are found with the list filter and
+ * re-read when their history grows; ids are `<epoch ms>~<runId>~<event id>` so `Last-Event-ID`
+ * resumes from a point in time across runs.
+ */
+export function allEventsStream(options: ApiOptions): RequestHandler {
+  return async (req, res) => {
+    const resume = parseGlobalId(lastEventId(req));
+    const { session, signal } = await open(req, res);
+    try {
+      for await (const event of globalEvents(options, resume, signal)) {
+        session.push(event, event.type, globalId(event));
+      }
+    } catch (err) {
+      if (!signal.aborted) {
+        console.error('countersign api: event stream failed:', err);
+        res.end();
+      }
+    }
+  };
+}
+
+export function globalId(event: RunEvent): string {
+  return `${Date.parse(event.at)}~${event.runId}~${event.id}`;
+}
+
+export function parseGlobalId(value: string): { at: number; runId: string; id: number } | undefined {
+  const match = /^(\d{1,15})~([A-Za-z0-9_-]{1,120})~(\d{1,9})$/.exec(value);
+  return match ? { at: Number(match[1]), runId: match[2]!, id: Number(match[3]) } : undefined;
+}

@@ -1,0 +1,136 @@
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import {
+  PENDING_MEMO_KEY,
+  RunStatus,
+  isRunId,
+  type ApprovalView,
+  type RunEvent,
+  type RunState,
+  type RunSummary,
+} from '../protocol/index.js';
+import { getRunState } from '../client/index.js';
+import { approvalQuery, eventsQuery } from '../workflows/definitions.js';
+import { searchAttributeKeys } from '../workflows/search-attributes.js';
+import { HttpError } from './errors.js';
+
+export const WORKFLOW_TYPE = 'agentWorkflow';
+
+const { agent: agentKey, status: statusKey, pending: pendingKey } = searchAttributeKeys;
+
+/** Values in list queries come from callers: only plain names reach the query string. */
+const SAFE_VALUE = /^[A-Za-z0-9_.:@-]{1,200}$/;
+
+export function listQuery(filters: Record<string, string | undefined>): string {
+  const clauses = [`WorkflowType = '${WORKFLOW_TYPE}'`];
+  for (const [attribute, value] of Object.entries(filters)) {
+    if (value === undefined) continue;
+    if (!SAFE_VALUE.test(value))
+      throw new HttpError(400, `invalid filter value for ${attribute}`, { code: 'invalid_request' });
+    clauses.push(`${attribute} = '${value}'`);
+  }
+  return clauses.join(' AND ');
+}
+
+/** A run's status from the list alone: Temporal's execution status, refined by the run's own attribute. */
+export function statusOf(info: WorkflowExecutionInfo): RunStatus {
+  const own = RunStatus.safeParse(info.typedSearchAttributes.get(statusKey));
+  switch (info.status.name) {
+    case 'RUNNING':
+      if (own.success && (own.data === 'running' || own.data === 'waiting')) return own.data;
+      return (info.typedSearchAttributes.get(pendingKey) ?? 0) > 0 ? 'waiting' : 'running';
+    case 'COMPLETED':
+      // A cancelled run ends cleanly (completes) and says so in its status attribute.
+      return own.success && own.data !== 'running' && own.data !== 'waiting' ? own.data : 'completed';
+    case 'CANCELLED':
+      return 'cancelled';
+    default:
+      return 'failed';
+  }
+}
+
+export function pendingOf(info: WorkflowExecutionInfo): ApprovalView[] {
+  const memo = info.memo?.[PENDING_MEMO_KEY];
+  return info.status.name === 'RUNNING' && Array.isArray(memo) ? (memo as ApprovalView[]) : [];
+}
+
+export function summaryOf(info: WorkflowExecutionInfo): RunSummary {
+  const status = statusOf(info);
+  return {
+    runId: info.workflowId,
+    agent: info.typedSearchAttributes.get(agentKey) ?? '',
+    status,
+    pending: status === 'waiting' || status === 'running' ? pendingOf(info).length : 0,
+    startedAt: info.startTime.toISOString(),
+    closedAt: info.closeTime?.toISOString(),
+  };
+}
+
+export async function listExecutions(
+  client: Client,
+  query: string,
+  limit: number,
+): Promise<WorkflowExecutionInfo[]> {
+  const found: WorkflowExecutionInfo[] = [];
+  if (limit <= 0) return found;
+  for await (const info of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
+    found.push(info);
+    if (found.length >= limit) break;
+  }
+  return found;
+}
+
+const inFlight = new Map<string, Promise<unknown>>();
+
+/**
+ * Queries to one run leave this process one at a time. A worker answers a run's queries in turn
+ * anyway, and the embedded devserver drops one of several concurrent query tasks for the same run
+ * (the caller then waits for its 60 s query timeout). Runs still differ, so readers of different
+ * runs never wait on each other.
+ */
+export function oneAtATime<T>(runId: string, read: () => Promise<T>): Promise<T> {
+  const previous = inFlight.get(runId) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(read);
+  inFlight.set(runId, next);
+  void next
+    .catch(() => undefined)
+    .finally(() => {
+      if (inFlight.get(runId) === next) inFlight.delete(runId);
+    });
+  return next;
+}
+
+/** Runs the call; an unknown or malformed run id is a 404. */
+export async function onRun<T>(runId: string, read: () => Promise<T>): Promise<T> {
+  if (!isRunId(runId)) throw new HttpError(404, `no run ${runId}`, { code: 'not_found' });
+  try {
+    return await oneAtATime(runId, read);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError)
+      throw new HttpError(404, `no run ${runId}`, { code: 'not_found' });
+    throw err;
+  }
+}
+
+export function runHandle(client: Client, runId: string) {
+  return client.workflow.getHandle(runId);
+}
+
+export function readState(client: Client, runId: string): Promise<RunState> {
+  return onRun(runId, () => getRunState(client, runId));
+}
+
+export function readApproval(
+  client: Client,
+  runId: string,
+  trackingId: string,
+): Promise<ApprovalView | null> {
+  return onRun(runId, () => runHandle(client, runId).query(approvalQuery, trackingId));
+}
+
+export function readEvents(client: Client, runId: string, after: number): Promise<RunEvent[]> {
+  return oneAtATime(runId, () => runHandle(client, runId).query(eventsQuery, after));
+}
+
+export async function describeRun(client: Client, runId: string) {
+  return onRun(runId, () => runHandle(client, runId).describe());
+}

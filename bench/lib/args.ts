@@ -1,0 +1,74 @@
+import { parseArgs } from 'node:util';
+
+export const ALL_SYSTEMS = [
+  'countersign-rest',
+  'countersign-signal',
+  'langgraph',
+  'openai-agents',
+  'temporal-openai-agents',
+] as const;
+export type SystemName = (typeof ALL_SYSTEMS)[number];
+
+export interface BenchArgs {
+  systems: SystemName[];
+  /** Sequential runs per system. */
+  runs: number;
+  /** Sequential runs first thrown away, so JIT warm-up and bundling do not count. */
+  warmup: number;
+  /** Sizes of the "N paused at once, then all approved" phase. */
+  paused: number[];
+  /** Requests in flight at once while starting or approving many runs. */
+  inFlight: number;
+  /** One more batch of the largest size, approved after a worker restart emptied its cache. */
+  evict: boolean;
+  floorRuns: number;
+  outDir: string;
+}
+
+const USAGE = `usage: npm run bench -- [--systems a,b] [--runs N] [--warmup N] [--paused 200,1000]
+                      [--in-flight N] [--no-evict] [--floor-runs N] [--out DIR]
+systems: ${ALL_SYSTEMS.join(', ')}`;
+
+function count(value: string, name: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number\n${USAGE}`);
+  return n;
+}
+
+export function parseBenchArgs(argv: string[]): BenchArgs {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      systems: { type: 'string', default: ALL_SYSTEMS.join(',') },
+      runs: { type: 'string', default: '200' },
+      warmup: { type: 'string', default: '10' },
+      paused: { type: 'string', default: '200,1000' },
+      'in-flight': { type: 'string', default: '50' },
+      'no-evict': { type: 'boolean', default: false },
+      'floor-runs': { type: 'string', default: '500' },
+      out: { type: 'string', default: 'bench/results' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const systems = values.systems.split(',').filter(Boolean);
+  for (const s of systems) {
+    if (!(ALL_SYSTEMS as readonly string[]).includes(s)) throw new Error(`unknown system ${s}\n${USAGE}`);
+  }
+  return {
+    systems: systems as SystemName[],
+    runs: count(values.runs, 'runs'),
+    warmup: count(values.warmup, 'warmup'),
+    paused: values.paused
+      .split(',')
+      .filter(Boolean)
+      .map((v) => count(v, 'paused')),
+    inFlight: Math.max(1, count(values['in-flight'], 'in-flight')),
+    evict: !values['no-evict'],
+    floorRuns: count(values['floor-runs'], 'floor-runs'),
+    outDir: values.out,
+  };
+}

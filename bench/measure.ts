@@ -1,0 +1,84 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BenchArgs } from './lib/args.js';
+import { cpuMs, rssBytes } from './lib/proc.js';
+import { summarize, type Summary } from './lib/stats.js';
+import type { SystemInstance } from './systems.js';
+
+export interface Batch {
+  size: number;
+  /** From the first start until every run waits for its approval. */
+  pausedMs: number;
+  /** From the first approval until every run has finished. */
+  doneMs: number;
+  /** Whether the worker was restarted (its cache emptied) between pausing and approving. */
+  afterEviction: boolean;
+  bytesPerPausedRun: number;
+  /** RSS of each process with the batch paused, and after eviction where that applies. */
+  rssPaused: Record<string, number>;
+  rssEvicted?: Record<string, number>;
+}
+
+export interface SystemResult {
+  system: string;
+  fullRun: Summary;
+  decisionToCompletion: Summary;
+  /** CPU of every process of the system, per sequential run. */
+  cpuMsPerRun: number;
+  cpuMsPerRunByProcess: Record<string, number>;
+  /** CPU the shared fake model spent per run (not in cpuMsPerRun). */
+  modelCpuMsPerRun: number;
+  batches: Batch[];
+}
+
+function rssOf(system: SystemInstance): Record<string, number> {
+  return Object.fromEntries(system.processes().map((p) => [p.label, rssBytes(p.pid)]));
+}
+
+function cpuOf(system: SystemInstance): Record<string, number> {
+  return Object.fromEntries(system.processes().map((p) => [p.label, cpuMs(p.pid)]));
+}
+
+/** N runs paused at once, weighed, optionally evicted, then all approved. */
+async function batch(system: SystemInstance, args: BenchArgs, size: number, evict: boolean): Promise<Batch> {
+  const bytesBefore = system.persistedBytes();
+  const { pausedMs } = await system.driver.request<{ pausedMs: number }>({ phase: 'pause', count: size, inFlight: args.inFlight });
+  const bytesPerPausedRun = (system.persistedBytes() - bytesBefore) / size;
+  const rssPaused = rssOf(system);
+  let rssEvicted: Record<string, number> | undefined;
+  if (evict) {
+    await system.evict!();
+    // Let the new worker finish starting up before it is weighed.
+    await sleep(2_000);
+    rssEvicted = rssOf(system);
+  }
+  const { doneMs } = await system.driver.request<{ doneMs: number }>({ phase: 'approveAll', inFlight: args.inFlight });
+  return { size, pausedMs, doneMs, afterEviction: evict, bytesPerPausedRun, rssPaused, rssEvicted };
+}
+
+export async function measureSystem(system: SystemInstance, args: BenchArgs, modelPid: number): Promise<SystemResult> {
+  const driver = system.driver;
+  if (args.warmup > 0) await driver.request({ phase: 'sequential', runs: args.warmup });
+
+  const cpuBefore = cpuOf(system);
+  const modelBefore = cpuMs(modelPid);
+  const sequential = await driver.request<{ full: number[]; decision: number[] }>({ phase: 'sequential', runs: args.runs });
+  const cpuAfter = cpuOf(system);
+  const modelAfter = cpuMs(modelPid);
+  const runs = Math.max(1, args.runs);
+  const byProcess = Object.fromEntries(Object.entries(cpuAfter).map(([label, ms]) => [label, (ms - cpuBefore[label]!) / runs]));
+
+  const batches: Batch[] = [];
+  for (const size of args.paused) batches.push(await batch(system, args, size, false));
+  // Runs that wait for days are evicted from the worker's cache: one more batch measures that case.
+  if (args.evict && system.evict && args.paused.length > 0) batches.push(await batch(system, args, Math.max(...args.paused), true));
+
+  return {
+    system: system.name,
+    fullRun: summarize(sequential.full),
+    decisionToCompletion: summarize(sequential.decision),
+    cpuMsPerRun: Object.values(byProcess).reduce((a, b) => a + b, 0),
+    cpuMsPerRunByProcess: byProcess,
+    modelCpuMsPerRun: (modelAfter - modelBefore) / runs,
+    batches,
+  };
+}

@@ -1,0 +1,58 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startChild } from '../test/faults/support/child.js';
+import { parseBenchArgs } from './lib/args.js';
+import { ensurePeersInstalled } from './lib/peers-install.js';
+import { summarize } from './lib/stats.js';
+import { measureSystem, type SystemResult } from './measure.js';
+import { startSystem } from './systems.js';
+import { formatTables } from './table.js';
+
+const PEERS = new Set(['langgraph', 'openai-agents', 'temporal-openai-agents']);
+
+const args = parseBenchArgs(process.argv.slice(2));
+if (args.systems.some((s) => PEERS.has(s))) ensurePeersInstalled();
+
+const workDir = mkdtempSync(path.join(os.tmpdir(), 'countersign-bench-'));
+const model = await startChild({ label: 'fake model', file: 'bench/model/serve.ts', ready: 'ipc' });
+const modelUrl = String(model.info.url);
+const results: SystemResult[] = [];
+const failures: Record<string, string> = {};
+let floor;
+
+try {
+  if (args.floorRuns > 0) {
+    const floorChild = await startChild({ label: 'floor', file: 'bench/model/floor.ts', env: { BENCH_MODEL_URL: modelUrl }, ready: 'ipc' });
+    floor = summarize(await floorChild.request<number[]>({ runs: args.floorRuns }));
+    await floorChild.kill();
+  }
+  for (const name of args.systems) {
+    console.log(`bench: ${name}...`);
+    let system;
+    try {
+      system = await startSystem(name, { modelUrl, workDir });
+      results.push(await measureSystem(system, args, model.pid));
+    } catch (err) {
+      // One system failing must not hide the others' figures; the failure is reported as such.
+      failures[name] = err instanceof Error ? err.message : String(err);
+      console.error(`bench: ${name} failed: ${failures[name]}`);
+    } finally {
+      await system?.stop();
+    }
+  }
+} finally {
+  await model.kill();
+  rmSync(workDir, { recursive: true, force: true });
+}
+
+console.log(`\n${formatTables(results, floor)}`);
+for (const [name, message] of Object.entries(failures)) console.log(`\n${name}: FAILED: ${message.split('\n')[0]}`);
+
+const outDir = path.resolve(args.outDir);
+mkdirSync(outDir, { recursive: true });
+const file = path.join(outDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryBytes: os.totalmem(), node: process.version };
+writeFileSync(file, `${JSON.stringify({ args, machine, floor, results, failures }, null, 2)}\n`);
+console.log(`\nbench: wrote ${path.relative(process.cwd(), file)}`);
+if (Object.keys(failures).length > 0) process.exitCode = 1;

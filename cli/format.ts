@@ -1,0 +1,131 @@
+import type { ApprovalView, RunEvent, RunSummary, TranscriptMessage } from '../protocol/index.js';
+
+/** Human-readable output; `--json` prints the API's answers as they are instead. */
+
+export function table(rows: string[][]): string {
+  if (rows.length === 0) return '';
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows
+    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+    .join('\n');
+}
+
+export function runsTable(runs: RunSummary[]): string {
+  if (runs.length === 0) return 'No runs.';
+  return table([
+    ['RUN', 'AGENT', 'STATUS', 'PENDING', 'STARTED'],
+    ...runs.map((r) => [r.runId, r.agent, r.status, String(r.pending), r.startedAt]),
+  ]);
+}
+
+type ApprovalLine = Pick<
+  ApprovalView,
+  'trackingId' | 'agent' | 'tool' | 'status' | 'description' | 'deadline'
+>;
+
+export function approvalsTable(approvals: ApprovalLine[]): string {
+  if (approvals.length === 0) return 'No approvals.';
+  return table([
+    ['TRACKING ID', 'AGENT', 'TOOL', 'STATUS', 'DEADLINE', 'WHAT'],
+    ...approvals.map((a) => [a.trackingId, a.agent, a.tool, a.status, a.deadline, a.description]),
+  ]);
+}
+
+const indent = (text: string, by = '    ') => text.replace(/^/gm, by);
+
+export function transcriptLines(transcript: TranscriptMessage[]): string[] {
+  const lines: string[] = [];
+  for (const m of transcript) {
+    if (m.role === 'system') continue;
+    if (m.role === 'tool') {
+      lines.push(`  tool (${m.tool_call_id}):`, indent(m.content));
+    } else if (m.role === 'assistant') {
+      if (m.content) lines.push('  assistant:', indent(m.content));
+      for (const call of m.tool_calls ?? [])
+        lines.push(`  assistant calls ${call.function.name} ${call.function.arguments}`);
+    } else {
+      lines.push(`  ${m.role}:`, indent(m.content));
+    }
+  }
+  return lines;
+}
+
+export function eventLine(e: RunEvent): string {
+  const parts = [e.at, e.type];
+  if (e.trackingId) parts.push(e.trackingId);
+  if (e.tool) parts.push(e.tool);
+  if (e.decision) parts.push(e.decision);
+  if (e.status) parts.push(`-> ${e.status}`);
+  if (e.actor) parts.push(`by ${e.actor}${e.channel ? ` via ${e.channel}` : ''}`);
+  if (e.code) parts.push(`[${e.code}]`);
+  if (e.reason) parts.push(`(${e.reason})`);
+  if (e.message) parts.push(`"${e.message}"`);
+  if (e.diff && e.diff.length > 0) {
+    parts.push(
+      `changes: ${e.diff.map((d) => `${d.path}: ${JSON.stringify(d.before)} -> ${JSON.stringify(d.after)}`).join(', ')}`,
+    );
+  }
+  return parts.join(' ');
+}
+
+export interface RunDetail {
+  runId: string;
+  agent: string;
+  status: string;
+  input: string;
+  requester?: string;
+  transcript: TranscriptMessage[];
+  pending: ApprovalView[];
+  audit: RunEvent[];
+  output?: string;
+}
+
+export function runDetail(run: RunDetail): string {
+  const lines = [
+    `Run ${run.runId}`,
+    `  agent:  ${run.agent}`,
+    `  status: ${run.status}`,
+    ...(run.requester ? [`  requester: ${run.requester}`] : []),
+    '',
+    'Transcript:',
+    ...transcriptLines(run.transcript),
+  ];
+  if (run.pending.length > 0) {
+    lines.push(
+      '',
+      'Waiting for:',
+      ...run.pending.map((a) => `  ${a.trackingId}  ${a.tool}  ${a.description}`),
+    );
+  }
+  if (run.audit.length > 0) lines.push('', 'Audit:', ...run.audit.map((e) => `  ${eventLine(e)}`));
+  if (run.output !== undefined) lines.push('', 'Output:', indent(run.output, '  '));
+  return lines.join('\n');
+}
+
+/** One approval with the context a person needs to decide it. */
+export function approvalCard(
+  a: ApprovalView,
+  run?: { input: string; transcript: TranscriptMessage[] },
+): string {
+  const lines = [
+    `Approval ${a.trackingId}  (${a.kind}, run ${a.runId}, agent ${a.agent})`,
+    `  ${a.description}`,
+  ];
+  if (run) {
+    lines.push(`  request: ${run.input}`);
+    const said = [...run.transcript].reverse().find((m) => m.role === 'assistant' && m.content);
+    if (said && said.role === 'assistant' && said.content) lines.push(`  model said: ${said.content}`);
+  }
+  if (a.question) lines.push(`  question: ${a.question}`);
+  if (a.plan)
+    lines.push('  plan:', ...a.plan.map((s, i) => `    ${i + 1}. ${s.tool} ${JSON.stringify(s.args)}`));
+  else if (a.kind !== 'question')
+    lines.push(`  ${a.tool} arguments:`, indent(JSON.stringify(a.args, null, 2)));
+  if (a.result !== undefined) lines.push('  result for review:', indent(JSON.stringify(a.result, null, 2)));
+  if (a.editableFields) lines.push(`  editable: ${a.editableFields.join(', ')}`);
+  lines.push(
+    `  decisions: ${a.allowedDecisions.join(', ')}; approvers: ${a.approvers.join(', ')}; deadline ${a.deadline}`,
+  );
+  if (a.requiredApprovals > 1) lines.push(`  approvals so far: ${a.approvals.length}/${a.requiredApprovals}`);
+  return lines.join('\n');
+}

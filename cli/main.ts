@@ -1,0 +1,191 @@
+import { Command, Option } from 'commander';
+import type { ApprovalView, Decision, RunSummary } from '../protocol/index.js';
+import { describeOutcome, parseJsonOption, submitDecision } from './decide.js';
+import { approvalsTable, runDetail, runsTable, type RunDetail } from './format.js';
+import { Api, CliError, resolveToken } from './http.js';
+import { watch } from './watch.js';
+
+interface GlobalOptions {
+  url: string;
+  token?: string;
+  json?: boolean;
+}
+
+const print = (text: string) => process.stdout.write(`${text}\n`);
+
+function query(params: Record<string, string | undefined>): string {
+  const entries = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined);
+  return entries.length === 0 ? '' : `?${new URLSearchParams(entries).toString()}`;
+}
+
+/** The `countersign` command: a client of the REST API, local or remote. */
+export function buildProgram(): Command {
+  const program = new Command('countersign')
+    .description('Start agent runs and decide their approvals through the Countersign REST API.')
+    .addOption(
+      new Option('--url <url>', 'Countersign API base URL')
+        .env('COUNTERSIGN_URL')
+        .default('http://127.0.0.1:3000'),
+    )
+    .addOption(
+      new Option(
+        '--token <token>',
+        'approver bearer token (default: <COUNTERSIGN_DATA_DIR>/admin-token when present)',
+      ).env('COUNTERSIGN_TOKEN'),
+    )
+    .option('--json', 'print the API responses as JSON')
+    .showHelpAfterError();
+
+  const api = (command: Command) => {
+    const options = command.optsWithGlobals<GlobalOptions>();
+    return {
+      api: new Api({ url: options.url, token: resolveToken(options.token) }),
+      json: options.json === true,
+    };
+  };
+  const decide = async (command: Command, trackingId: string, decision: Decision) => {
+    const { api: client, json } = api(command);
+    const outcome = await submitDecision(client, trackingId, decision);
+    print(json ? JSON.stringify(outcome, null, 2) : describeOutcome(trackingId, outcome));
+  };
+
+  const runs = program.command('runs').description('start, list and inspect runs');
+  runs
+    .command('start')
+    .description('start a run of an agent')
+    .argument('<agent>', 'agent name, e.g. bank-transfer')
+    .argument('<input...>', 'what to ask the agent')
+    .option('--requester <id>', 'who the run is for (defaults to the token holder)')
+    .action(async (agent: string, input: string[], options: { requester?: string }, command: Command) => {
+      const { api: client, json } = api(command);
+      const { body } = await client.request<{ runId: string }>('POST', '/api/runs', {
+        agent,
+        input: input.join(' '),
+        ...(options.requester ? { requester: options.requester } : {}),
+      });
+      print(
+        json
+          ? JSON.stringify(body, null, 2)
+          : `Started ${body.runId}\nFollow it with: countersign runs show ${body.runId}`,
+      );
+    });
+  runs
+    .command('list')
+    .description('list recent runs')
+    .option('--status <status>', 'running, waiting, completed, failed or cancelled')
+    .option('--agent <agent>', 'only runs of this agent')
+    .action(async (options: { status?: string; agent?: string }, command: Command) => {
+      const { api: client, json } = api(command);
+      const body = await client.get<{ runs: RunSummary[] }>(`/api/runs${query(options)}`);
+      print(json ? JSON.stringify(body, null, 2) : runsTable(body.runs));
+    });
+  runs
+    .command('show')
+    .description('show a run: status, transcript, pending approvals, audit trail, output')
+    .argument('<runId>')
+    .action(async (runId: string, _options: unknown, command: Command) => {
+      const { api: client, json } = api(command);
+      const body = await client.get<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`);
+      print(json ? JSON.stringify(body, null, 2) : runDetail(body));
+    });
+
+  program
+    .command('approvals')
+    .description('list approvals')
+    .command('list')
+    .description('list approvals (pending by default)')
+    .option('--status <status>', 'pending, decided or all', 'pending')
+    .option('--agent <agent>', 'only approvals of this agent')
+    .option('--tool <tool>', 'only approvals of this tool')
+    .action(async (options: { status: string; agent?: string; tool?: string }, command: Command) => {
+      const { api: client, json } = api(command);
+      const body = await client.get<{ approvals: ApprovalView[] }>(`/api/approvals${query(options)}`);
+      print(json ? JSON.stringify(body, null, 2) : approvalsTable(body.approvals));
+    });
+
+  program
+    .command('approve')
+    .description('approve a pending call')
+    .argument('<trackingId>')
+    .option('--message <text>', 'a note for the audit trail')
+    .action((trackingId: string, options: { message?: string }, command: Command) =>
+      decide(command, trackingId, {
+        type: 'approve',
+        ...(options.message ? { message: options.message } : {}),
+      }),
+    );
+  program
+    .command('reject')
+    .description('refuse a pending call; the agent is told why and will not retry it')
+    .argument('<trackingId>')
+    .requiredOption('--message <text>', 'why, in words the agent and the audit trail will read')
+    .action((trackingId: string, options: { message: string }, command: Command) =>
+      decide(command, trackingId, { type: 'reject', message: options.message }),
+    );
+  program
+    .command('edit')
+    .description('approve a pending call with changed arguments')
+    .argument('<trackingId>')
+    .requiredOption(
+      '--args <json>',
+      'changed arguments as a JSON object, e.g. \'{"amount": 2000}\' (a JSON array for a plan)',
+    )
+    .option('--message <text>', 'a note for the audit trail')
+    .action(async (trackingId: string, options: { args: string; message?: string }, command: Command) => {
+      const changes = parseJsonOption('args', options.args);
+      const message = options.message ? { message: options.message } : {};
+      const { api: client } = api(command);
+      const approval = await client.get<ApprovalView>(`/api/approvals/${encodeURIComponent(trackingId)}`);
+      if (approval.kind === 'plan') {
+        const plan = approval.plan ?? [];
+        // A plan of one call reads like a call: an object edits that call's arguments.
+        const single =
+          !Array.isArray(changes) && typeof changes === 'object' && changes !== null && plan.length === 1;
+        if (!Array.isArray(changes) && !single)
+          throw new CliError('--args for a plan must be a JSON array of {"tool", "args"} steps');
+        const edited = single
+          ? [{ ...plan[0]!, args: { ...plan[0]!.args, ...(changes as Record<string, never>) } }]
+          : changes;
+        return decide(command, trackingId, { type: 'edit', plan: edited as never, ...message });
+      }
+      if (typeof changes !== 'object' || changes === null || Array.isArray(changes))
+        throw new CliError('--args must be a JSON object');
+      // Fields not mentioned keep their proposed values, so `--args '{"amount":2000}'` is enough.
+      const args = { ...approval.args, ...(changes as Record<string, never>) };
+      await decide(command, trackingId, { type: 'edit', args, ...message });
+    });
+  program
+    .command('respond')
+    .description("answer in the tool's place (or answer an ask_human question)")
+    .argument('<trackingId>')
+    .requiredOption('--result <json>', 'the result as JSON, e.g. \'"sam@example.com"\'')
+    .action((trackingId: string, options: { result: string }, command: Command) =>
+      decide(command, trackingId, {
+        type: 'respond',
+        result: parseJsonOption('result', options.result) as never,
+      }),
+    );
+
+  program
+    .command('watch')
+    .description('interactive terminal approver: decide approvals as they arrive')
+    .option('--agent <agent>', 'only approvals of this agent')
+    .action(async (options: { agent?: string }, command: Command) => {
+      const { api: client } = api(command);
+      await watch(client, { agent: options.agent, input: process.stdin, output: process.stdout });
+    });
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CliError) {
+      process.stderr.write(`countersign: ${error.message}\n${error.details.map((d) => `${d}\n`).join('')}`);
+    } else {
+      process.stderr.write(`countersign: ${(error as Error).stack ?? String(error)}\n`);
+    }
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,78 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { DecisionSignal, parseTrackingId, type DecisionOutcome } from '../protocol/index.js';
+import { approvalQuery, decisionOutcomeQuery, decisionSignal } from '../workflows/definitions.js';
+
+/** No run (or no approval in it) answers to this tracking id. */
+export class UnknownApprovalError extends Error {
+  constructor(readonly trackingId: string) {
+    super(`no approval ${trackingId}`);
+    this.name = 'UnknownApprovalError';
+  }
+}
+
+/**
+ * Signals a decision to the run its tracking id names, then waits up to `waitMs` for the workflow
+ * to say what it did with it. Returns null when the workflow has not taken it yet, for example while
+ * no worker runs (the caller can poll `decisionOutcomeQuery` by request id later).
+ */
+export async function sendDecision(
+  client: Client,
+  signal: DecisionSignal,
+  { waitMs = 5_000, pollMs = 50 }: { waitMs?: number; pollMs?: number } = {},
+): Promise<DecisionOutcome | null> {
+  const payload = DecisionSignal.parse(signal);
+  const parsed = parseTrackingId(payload.trackingId);
+  if (!parsed) throw new UnknownApprovalError(payload.trackingId);
+  const handle = client.workflow.getHandle(parsed.runId);
+  try {
+    await handle.signal(decisionSignal, payload);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return settledOutcome(client, payload);
+    throw err;
+  }
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const outcome = await queryOutcome(handle, payload.requestId);
+    if (outcome) return outcome;
+    if (Date.now() >= deadline) return null;
+    await sleep(pollMs);
+  }
+}
+
+/** A query fails while no worker is up; the signal is safe in the history, so that is "not yet". */
+async function queryOutcome(handle: WorkflowHandle, requestId: string): Promise<DecisionOutcome | null> {
+  try {
+    return await handle.query(decisionOutcomeQuery, requestId);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw err;
+    return null;
+  }
+}
+
+/** A closed run takes no signals: answer from its final state, or report the id unknown. */
+async function settledOutcome(client: Client, signal: DecisionSignal): Promise<DecisionOutcome> {
+  const runId = parseTrackingId(signal.trackingId)!.runId;
+  const handle = client.workflow.getHandle(runId);
+  let approval = null;
+  try {
+    const known = await handle.query(decisionOutcomeQuery, signal.requestId);
+    if (known) return known;
+    approval = await handle.query(approvalQuery, signal.trackingId);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new UnknownApprovalError(signal.trackingId);
+    throw err;
+  }
+  if (!approval) throw new UnknownApprovalError(signal.trackingId);
+  return {
+    requestId: signal.requestId,
+    trackingId: signal.trackingId,
+    accepted: false,
+    code: 'already_settled',
+    reason: `the run has ended; this approval is ${approval.status}`,
+    status: approval.status,
+    approvals: approval.approvals.length,
+    requiredApprovals: approval.requiredApprovals,
+    at: new Date().toISOString(),
+  };
+}

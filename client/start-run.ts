@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { loadCountersignConfig } from '../config/countersign.js';
+import { toAgentSpec, type AgentDefinition } from '../define/index.js';
+import { DEFAULT_TASK_QUEUE, RunInput, StartRunRequest } from '../protocol/index.js';
+import { searchAttributeKeys } from '../workflows/search-attributes.js';
+
+export interface StartRunOptions {
+  agent: AgentDefinition;
+  input: string;
+  requester?: string;
+  taskQueue?: string;
+  /** Model for agents that name none; the configured COUNTERSIGN_MODEL when absent. */
+  defaultModel?: string;
+  /** A chosen run id (workflow id); a fresh `run-<uuid>` when absent. */
+  runId?: string;
+}
+
+/** Starts an agent run. The run takes a copy of the agent's spec, so later changes never reach it. */
+export async function startRun(client: Client, options: StartRunOptions): Promise<{ runId: string }> {
+  const request = StartRunRequest.parse({
+    agent: options.agent.name,
+    input: options.input,
+    requester: options.requester,
+  });
+  const spec = toAgentSpec(options.agent, options.defaultModel ?? loadCountersignConfig().model.name);
+  const input = RunInput.parse({ agent: spec, input: request.input, requester: request.requester });
+  const runId = options.runId ?? `run-${randomUUID()}`;
+  await client.workflow.start('agentWorkflow', {
+    workflowId: runId,
+    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+    args: [input],
+    // Listed in the inbox and run lists from the first moment, before the workflow's first task.
+    typedSearchAttributes: [
+      { key: searchAttributeKeys.agent, value: spec.name },
+      { key: searchAttributeKeys.status, value: 'running' },
+      { key: searchAttributeKeys.pending, value: 0 },
+    ],
+  });
+  return { runId };
+}

@@ -1,0 +1,112 @@
+import type { ChatCompletionRequest } from '../model-server/chat-completions-server.js';
+
+/** How a tool message reads to the model: a result, a human's refusal, or a failure. */
+/** Why a call did not run (or its result was kept back), in the workflow's words. */
+export type Refusal = 'rejected' | 'removed' | 'expired' | 'denied' | 'withheld' | 'unanswered';
+
+/** How a tool message reads to the model: a result, a refusal, or a failure. */
+export type Outcome =
+  | { kind: 'ok'; data: unknown; text: string }
+  | { kind: 'refused'; reason: Refusal; message?: string; text: string }
+  | { kind: 'failed'; text: string };
+
+const REFUSALS: [RegExp, Refusal][] = [
+  [/removed this call .* from the plan/, 'removed'],
+  [/refused (this call|the plan)/, 'rejected'],
+  [/^No human decided/, 'expired'],
+  [/^Policy refuses this call/, 'denied'],
+  [/withheld its result/, 'withheld'],
+  [/^No human answered/, 'unanswered'],
+];
+
+export interface Call {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface Step {
+  call: Call;
+  outcome: Outcome;
+}
+
+/** What the rules read: the user's request, everything done since, and the tools on offer. */
+export interface Conversation {
+  request: string;
+  steps: Step[];
+  /** Steps of the latest assistant turn: the results the model has not answered yet. */
+  latest: Step[];
+  /** Assistant turns so far; makes tool call ids unique within a run. */
+  turn: number;
+  tools: Set<string>;
+}
+
+const ADDED = '(A human reviewer added this call to the plan.) ';
+
+/**
+ * Classifies a tool message by the wording the workflow uses in a tool's place (see
+ * workflows/tool-messages.ts); anything else is the tool's own result.
+ */
+export function classify(text: string): Outcome {
+  const body = text.startsWith(ADDED) ? text.slice(ADDED.length) : text;
+  const refusal = REFUSALS.find(([pattern]) => pattern.test(body));
+  if (refusal) {
+    const message = /Their message: "([\s\S]*)"\./.exec(body)?.[1];
+    return { kind: 'refused', reason: refusal[1], message, text: body };
+  }
+  if (/^The tool \S+ failed:|^The arguments for \S+ are invalid|^There is no tool named/.test(body)) {
+    return { kind: 'failed', text: body };
+  }
+  try {
+    return { kind: 'ok', data: JSON.parse(body) as unknown, text: body };
+  } catch {
+    return { kind: 'ok', data: body, text: body };
+  }
+}
+
+function parseArgs(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+export function readConversation(request: ChatCompletionRequest): Conversation {
+  const messages = request.messages;
+  let lastUser = -1;
+  messages.forEach((m, i) => {
+    if (m.role === 'user') lastUser = i;
+  });
+  const calls = new Map<string, Call>();
+  const steps: Step[] = [];
+  let latest: Step[] = [];
+  let turn = 0;
+  for (const [index, m] of messages.entries()) {
+    if (m.role === 'assistant') {
+      turn++;
+      if (index > lastUser) latest = [];
+      for (const c of m.tool_calls ?? []) {
+        const args =
+          typeof c.function.arguments === 'string' ? parseArgs(c.function.arguments) : c.function.arguments;
+        calls.set(c.id ?? '', { id: c.id ?? '', name: c.function.name, args });
+      }
+    } else if (m.role === 'tool' && index > lastUser) {
+      const call = calls.get(m.tool_call_id) ?? { id: m.tool_call_id, name: 'unknown', args: {} };
+      const step = { call, outcome: classify(m.content) };
+      steps.push(step);
+      latest.push(step);
+    }
+  }
+  const user = lastUser >= 0 ? messages[lastUser] : undefined;
+  return {
+    request: user && typeof user.content === 'string' ? user.content : '',
+    steps,
+    latest,
+    turn,
+    tools: new Set((request.tools ?? []).map((t) => t.function.name)),
+  };
+}

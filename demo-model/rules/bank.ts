@@ -1,0 +1,55 @@
+import type { AssistantReply } from '../../model-server/chat-completions-server.js';
+import type { Conversation, Step } from '../conversation.js';
+import { answer, callTools, dollars, failureLine, isObject, parseAmount, refusalLine } from '../reply.js';
+
+const ACCOUNT = String.raw`(\d(?:[\d -]*\d)?)`;
+/** "$2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444", several per request if need be. */
+const TRANSFER = new RegExp(
+  String.raw`\$?\s?([\d,]+(?:\.\d{1,2})?)\s*(?:dollars|usd)?\s+from\s+(?:account\s+)?${ACCOUNT}\s+to\s+(?:account\s+)?${ACCOUNT}`,
+  'gi',
+);
+
+export function parseTransfers(text: string): { from: string; to: string; amount: number }[] {
+  return [...text.matchAll(TRANSFER)].map((m) => ({
+    amount: parseAmount(m[1]!),
+    from: m[2]!.trim(),
+    to: m[3]!.trim(),
+  }));
+}
+
+function describe(step: Step): string {
+  const { call, outcome } = step;
+  const proposed = `transfer ${dollars(Number(call.args.amount))} from ${String(call.args.from)} to ${String(call.args.to)}`;
+  if (outcome.kind === 'refused') return refusalLine(step, proposed);
+  if (outcome.kind === 'failed') return failureLine(step, proposed);
+  const result = outcome.data;
+  if (!isObject(result) || !isObject(result.transfer)) return `The transfer returned: ${outcome.text}`;
+  const t = result.transfer as { from: string; to: string; amount: number };
+  if (result.status !== 'executed') return `The ${proposed} failed: ${String(result.error)}.`;
+  const edited =
+    t.amount !== Number(call.args.amount)
+      ? ` A reviewer changed the amount from ${dollars(Number(call.args.amount))} to ${dollars(t.amount)} before approving.`
+      : '';
+  const balances = isObject(result.balances)
+    ? Object.entries(result.balances)
+        .map(([account, balance]) => `${account}: ${dollars(Number(balance))}`)
+        .join(', ')
+    : '';
+  return `Transferred ${dollars(t.amount)} from ${t.from} to ${t.to}.${edited} New balances: ${balances}.`;
+}
+
+export function bankRule(conversation: Conversation): AssistantReply {
+  if (conversation.steps.length > 0) return answer(...conversation.latest.map(describe));
+  const transfers = parseTransfers(conversation.request);
+  if (transfers.length === 0) {
+    return answer(
+      'I only understand transfer requests such as "Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444".',
+    );
+  }
+  const list = transfers.map((t) => `${dollars(t.amount)} from ${t.from} to ${t.to}`).join('; ');
+  return callTools(
+    conversation,
+    `Transferring ${list}. Transfers over $1,000 wait for a human's approval.`,
+    transfers.map((args) => ({ name: 'transfer', args })),
+  );
+}

@@ -1,0 +1,95 @@
+import type { AssistantReply } from '../../model-server/chat-completions-server.js';
+import type { Conversation, Step } from '../conversation.js';
+import { answer, callTools, failureLine, isObject, refusalLine } from '../reply.js';
+
+type Call = { name: string; args: Record<string, unknown> };
+
+const REGIONS = ['us-east-1', 'us-west-2', 'eu-west-1', 'ap-southeast-1'];
+const shell = (command: string): Call => ({
+  name: 'run_shell_command',
+  args: { command, cwd: '/', timeoutSeconds: 30 },
+});
+
+/** Plain requests an operator types, mapped to commands the simulated host understands. */
+const INTENTS: [RegExp, (m: RegExpExecArray) => Call][] = [
+  [/disk (?:usage|space)|free space/i, () => shell('df -h')],
+  [/memory/i, () => shell('free -m')],
+  [/uptime|load average/i, () => shell('uptime')],
+  [/restart (?:the )?([\w-]+)(?: service)?/i, (m) => shell(`systemctl restart ${m[1]}`)],
+  [/stop (?:the )?([\w-]+)(?: service)?/i, (m) => shell(`systemctl stop ${m[1]}`)],
+  [
+    /(?:status of (?:the )?|is (?:the )?)([\w-]+)(?: service)?(?: running)?/i,
+    (m) => shell(`systemctl status ${m[1]}`),
+  ],
+  [
+    /(?:clean|clear|delete|remove)(?: up)? (?:the )?(?:old|rotated) logs/i,
+    () => shell('rm -f /var/log/app/app.log.*'),
+  ],
+  [
+    /(?:show|tail|read) (?:the )?(?:app(?:lication)? )?logs?/i,
+    () => shell('tail -n 20 /var/log/app/app.log'),
+  ],
+];
+
+export function planOps(text: string): Call[] {
+  const quoted = [...text.matchAll(/`([^`]+)`/g)].map((m) => shell(m[1]!.trim()));
+  const vm =
+    /provision (?:an? )?(?:(small|medium|large|xlarge) )?(?:vm|virtual machine|server|machine|instance)(?: in ([a-z]{2}-[a-z]+-\d))?/i.exec(
+      text,
+    );
+  const calls = [...quoted];
+  if (vm) {
+    const region = vm[2] && REGIONS.includes(vm[2].toLowerCase()) ? vm[2].toLowerCase() : 'us-east-1';
+    calls.push({ name: 'provision_vm', args: { size: (vm[1] ?? 'medium').toLowerCase(), region } });
+  }
+  if (calls.length > 0) return calls;
+  for (const [pattern, build] of INTENTS) {
+    const m = pattern.exec(text);
+    if (m) return [build(m)];
+  }
+  return [];
+}
+
+function report(step: Step): string {
+  const { call, outcome } = step;
+  const what =
+    call.name === 'provision_vm'
+      ? `provision a ${String(call.args.size)} VM in ${String(call.args.region)}`
+      : `run \`${String(call.args.command)}\``;
+  if (outcome.kind === 'refused') return refusalLine(step, what);
+  if (outcome.kind === 'failed') return failureLine(step, what);
+  const r = outcome.data;
+  if (!isObject(r)) return outcome.text;
+  if (isObject(r.vm)) {
+    const vm = r.vm;
+    return `Provisioned ${String(vm.id)}: ${String(vm.size)} in ${String(vm.region)}, IP ${String(vm.ip)}, $${String(vm.hourlyCost)}/hour (simulated cloud).`;
+  }
+  const edited =
+    r.command !== call.args.command ? ` (an operator changed it from \`${String(call.args.command)}\`)` : '';
+  const output = [String(r.stdout ?? ''), String(r.stderr ?? '')].join('').trimEnd();
+  return [
+    `\`${String(r.command)}\`${edited} exited with ${String(r.exitCode)} on ${String(r.host)}.`,
+    output ? '```\n' + output + '\n```' : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+export function opsRule(conversation: Conversation): AssistantReply {
+  if (conversation.steps.length > 0) return answer(...conversation.latest.map(report));
+  const calls = planOps(conversation.request);
+  if (calls.length === 0) {
+    return answer(
+      'I can check disk usage, memory, uptime and logs, restart or stop a service, clean up rotated logs, run a `quoted command`, or provision a VM (e.g. "Provision a large VM in eu-west-1").',
+    );
+  }
+  const changes =
+    calls.length === 1 && calls[0]!.name === 'run_shell_command'
+      ? `Running \`${String(calls[0]!.args.command)}\``
+      : 'Proposing the operations';
+  return callTools(
+    conversation,
+    `${changes} on the simulated host; anything that changes it waits for an operator.`,
+    calls,
+  );
+}

@@ -1,0 +1,41 @@
+export interface BannerFacts {
+  url: string;
+  adminToken?: string;
+  adminTokenFile?: string;
+  approversFile?: string;
+  outbox: string;
+  temporal: string;
+  model: string;
+  agents: string[];
+}
+
+const DEMO_INPUT = 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444';
+
+/** What `npm start` prints: where everything is, and one command that shows the point of it. */
+export function banner(f: BannerFacts): string {
+  const token = f.adminToken ?? '$COUNTERSIGN_TOKEN';
+  const body = JSON.stringify({ agent: 'bank-transfer', input: DEMO_INPUT });
+  return [
+    '',
+    'Countersign is running.',
+    '',
+    `  Inbox:        ${f.url}/`,
+    f.adminToken
+      ? `  Admin token:  ${f.adminToken}  (kept in ${f.adminTokenFile})`
+      : `  Approvers:    ${f.approversFile}`,
+    `  Outbox:       ${f.outbox}  (approval emails land here as .eml files)`,
+    `  Temporal:     ${f.temporal}`,
+    `  Model:        ${f.model}`,
+    `  Agents:       ${f.agents.join(', ')}`,
+    '',
+    'Start a demo run (a transfer over $1,000 waits for your approval):',
+    '',
+    `  curl -s -X POST ${f.url}/api/runs \\`,
+    `    -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' \\`,
+    `    -d '${body}'`,
+    '',
+    `Then approve it in the inbox at ${f.url}/, or from a terminal: npx countersign approvals list`,
+    'Press Ctrl-C to stop.',
+    '',
+  ].join('\n');
+}

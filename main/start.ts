@@ -1,0 +1,260 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { hostname } from 'node:os';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { demoAgents } from '../agents/index.js';
+import { createApi } from '../api/create-api.js';
+import { registerSearchAttributes } from '../client/index.js';
+import { loadApprovers } from '../config/approvers.js';
+import { loadCountersignConfig } from '../config/countersign.js';
+import { loadTemporalConfig } from '../config/temporal.js';
+import type { AgentDefinition } from '../define/index.js';
+import { startDemoModel } from '../demo-model/index.js';
+import { createNotifier } from '../notify/notifier.js';
+import { loadSigningSecret } from '../notify/signing-secret.js';
+import { bundleWorkflows, createWorker, type ModelSettings } from '../worker/index.js';
+import { banner } from './banner.js';
+import { connectTemporal } from './temporal.js';
+
+export interface StartOptions {
+  /** Settings as environment variables; `process.env` by default. */
+  env?: NodeJS.ProcessEnv;
+  /** Override PORT; 0 picks a free port. */
+  port?: number;
+  /** Override COUNTERSIGN_DATA_DIR. */
+  dataDir?: string;
+  /** The embedded devserver's port; 7233 (or a free one if taken) by default. */
+  devServerPort?: number;
+  /** Agents to run; the demo agents by default. */
+  agents?: AgentDefinition[];
+}
+
+export interface Countersign {
+  url: string;
+  dataDir: string;
+  adminToken?: string;
+  temporalAddress: string;
+  modelUrl?: string;
+  /** What `npm start` prints. */
+  banner: string;
+  /** Rejects if the worker stops on its own (not through `stop`). */
+  worker: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Stops what was started so far, newest first, when a later step fails or on shutdown. */
+class Stack {
+  private readonly steps: (() => Promise<void> | void)[] = [];
+
+  add(step: () => Promise<void> | void): void {
+    this.steps.unshift(step);
+  }
+
+  async unwind(): Promise<void> {
+    for (const step of this.steps.splice(0)) {
+      await Promise.resolve(step()).catch((error: unknown) =>
+        console.error('countersign: while stopping:', error),
+      );
+    }
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(
+              `port ${port} on ${host} is already in use. Stop what holds it, or start on another port: PORT=3001 npm start`,
+            )
+          : error,
+      );
+    });
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+let runtimeInstalled = false;
+
+/** The SDK's native runtime logs every poll at INFO; warnings and errors are what an operator needs. */
+function installRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // The embedding process installed its own runtime already; that one serves.
+  }
+}
+
+/**
+ * Everything `npm start` runs, in one process: Temporal (the embedded devserver unless
+ * TEMPORAL_ADDRESS is set), the offline demo model (unless a model is configured), the worker,
+ * and the API with its inbox.
+ */
+export async function startCountersign(options: StartOptions = {}): Promise<Countersign> {
+  const env = options.env ?? process.env;
+  const config = loadCountersignConfig(env);
+  const temporalConfig = loadTemporalConfig(env);
+  const dataDir = options.dataDir ? path.resolve(options.dataDir) : config.dataDir;
+  const agents = options.agents ?? demoAgents({ dataDir });
+  mkdirSync(dataDir, { recursive: true });
+  const stack = new Stack();
+
+  // The port first: a taken port should fail before anything else starts.
+  const server = createServer();
+  const port = await listen(server, options.port ?? config.port, config.host);
+  let closing: Promise<void> | undefined;
+  const closeServer = () =>
+    (closing ??= new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }));
+  stack.add(closeServer);
+  try {
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    const publicUrl = config.publicUrl ?? url;
+    const approvers = loadApprovers({ file: config.approversFile, dataDir });
+    const signingSecret = loadSigningSecret(dataDir, config.signingSecret);
+
+    installRuntime();
+    const temporal = await connectTemporal(temporalConfig, dataDir, options.devServerPort);
+    stack.add(() => temporal.close());
+    await registerSearchAttributes(temporal.client, temporalConfig.namespace);
+
+    const realModel = Boolean(config.model.apiKey || config.model.baseUrl);
+    const demo = realModel ? undefined : await startDemoModel();
+    if (demo) stack.add(() => demo.close());
+    const model: ModelSettings = demo
+      ? { baseUrl: demo.url, apiKey: 'offline-demo-model' }
+      : { ...config.model, name: undefined };
+    const defaultModel = demo ? 'countersign-offline-demo' : config.model.name;
+
+    const notifier = createNotifier({
+      approvers: approvers.approvers,
+      signingSecret,
+      publicUrl,
+      dataDir,
+      smtpUrl: config.smtpUrl,
+      mailFrom: config.mailFrom,
+      webhookUrl: config.webhookUrl,
+    });
+    stack.add(() => notifier.close());
+
+    const worker = await createWorker({
+      connection: temporal.worker,
+      namespace: temporalConfig.namespace,
+      taskQueue: temporalConfig.taskQueue,
+      agents,
+      model,
+      notifier,
+      workflowBundle: await bundleWorkflows(),
+      identity: `countersign-${process.pid}@${hostname()}`,
+      workerOptions: { shutdownGraceTime: '5 seconds' },
+    });
+    const running = worker.run();
+    // Marked as handled here; callers observe a failure through `worker`.
+    running.catch(() => undefined);
+    stack.add(async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
+    });
+
+    const client = new Client({ connection: temporal.client, namespace: temporalConfig.namespace });
+    server.on(
+      'request',
+      createApi({
+        client,
+        namespace: temporalConfig.namespace,
+        taskQueue: temporalConfig.taskQueue,
+        agents,
+        approvers: approvers.approvers,
+        signingSecret,
+        publicUrl,
+        dataDir,
+        defaultModel,
+      }),
+    );
+    // On the way down, stop taking requests before the connections they use go away.
+    stack.add(closeServer);
+
+    const text = banner({
+      url,
+      adminToken: approvers.adminToken,
+      adminTokenFile: approvers.adminTokenFile,
+      approversFile: config.approversFile,
+      outbox: path.join(dataDir, 'outbox'),
+      temporal: temporal.devServer
+        ? `embedded devserver at ${temporal.address} (state in ${temporal.dbPath}; set TEMPORAL_ADDRESS to use your own cluster)`
+        : `${temporal.address}, namespace ${temporalConfig.namespace}, task queue ${temporalConfig.taskQueue}`,
+      model: demo
+        ? `the OFFLINE DEMO MODEL at ${demo.url}: rule-based, not an LLM; it understands the demo agents' example requests only. Set OPENAI_API_KEY (and OPENAI_BASE_URL) for a real model.`
+        : `${config.model.name} at ${config.model.baseUrl ?? 'api.openai.com'}`,
+      agents: agents.map((a) => a.name),
+    });
+    return {
+      url,
+      dataDir,
+      adminToken: approvers.adminToken,
+      temporalAddress: temporal.address,
+      modelUrl: demo?.url ?? config.model.baseUrl,
+      banner: text,
+      worker: running,
+      stop: () => stack.unwind(),
+    };
+  } catch (error) {
+    await stack.unwind();
+    throw error;
+  }
+}
+
+/** `npm start`: run until Ctrl-C, then stop cleanly. */
+async function main(): Promise<void> {
+  let countersign: Countersign;
+  console.log('Starting Countersign...');
+  try {
+    countersign = await startCountersign();
+  } catch (error) {
+    console.error(`countersign: ${(error as Error).message}`);
+    process.exit(1);
+  }
+  console.log(countersign.banner);
+  let stopping = false;
+  const stop = (reason: string, code: number) => {
+    // npm and tsx forward the terminal's Ctrl-C too, so one keypress arrives more than once.
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${reason}: stopping Countersign...`);
+    setTimeout(() => {
+      console.error('countersign: still stopping after 20 seconds; exiting anyway.');
+      process.exit(1);
+    }, 20_000).unref();
+    countersign.stop().then(
+      () => {
+        console.log('Stopped. Runs and pending approvals are kept; npm start picks them up again.');
+        process.exit(code);
+      },
+      (error: unknown) => {
+        console.error('countersign: stop failed:', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT', 0));
+  process.on('SIGTERM', () => stop('SIGTERM', 0));
+  countersign.worker.then(
+    () => {
+      if (!stopping) stop('the worker stopped', 1);
+    },
+    (error: unknown) => {
+      console.error('countersign: the worker failed:', error);
+      stop('the worker failed', 1);
+    },
+  );
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await main();

@@ -1,0 +1,95 @@
+import type { ApprovalView, ApproverConfig } from '../protocol/index.js';
+import { escapeHtml } from './html.js';
+
+export interface EmailLinks {
+  approve?: string;
+  reject?: string;
+  inbox: string;
+}
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+function proposal(approval: ApprovalView): { label: string; body: string }[] {
+  const parts: { label: string; body: string }[] = [];
+  if (approval.question) parts.push({ label: 'Question', body: approval.question });
+  if (approval.plan) {
+    const steps = approval.plan.map(
+      (step, i) => `${i + 1}. ${step.tool} ${JSON.stringify(step.args, null, 2)}`,
+    );
+    parts.push({ label: 'Plan', body: steps.join('\n') });
+  } else if (approval.kind !== 'question') {
+    parts.push({ label: 'Arguments', body: JSON.stringify(approval.args, null, 2) });
+  }
+  if (approval.result !== undefined)
+    parts.push({ label: 'Result for review', body: JSON.stringify(approval.result, null, 2) });
+  return parts;
+}
+
+const KIND_TITLE: Record<ApprovalView['kind'], string> = {
+  call: 'wants to call',
+  plan: 'proposes a plan starting with',
+  result: 'wants you to review the result of',
+  question: 'asks you a question through',
+};
+
+/** One message per approver: its links are signed for that approver alone. */
+export function renderApprovalEmail(
+  approval: ApprovalView,
+  approver: ApproverConfig,
+  links: EmailLinks,
+): RenderedEmail {
+  const headline = `Agent ${approval.agent} ${KIND_TITLE[approval.kind]} ${approval.tool}`;
+  const subject = `[Countersign] ${approval.escalated ? 'Escalated: ' : ''}${headline}`;
+  const facts: [string, string][] = [
+    ['Tracking id', approval.trackingId],
+    ['Run', approval.runId],
+    ['Requested by', approval.requester ?? 'unknown'],
+    ['Decide before', approval.deadline],
+  ];
+  if (approval.requiredApprovals > 1) facts.push(['Approvals needed', String(approval.requiredApprovals)]);
+  const parts = proposal(approval);
+
+  const text = [
+    `Hello ${approver.name ?? approver.id},`,
+    '',
+    headline + '.',
+    approval.description,
+    '',
+    ...facts.map(([k, v]) => `${k}: ${v}`),
+    '',
+    ...parts.flatMap((p) => [`${p.label}:`, p.body, '']),
+    ...(links.approve ? [`Approve: ${links.approve}`] : []),
+    ...(links.reject ? [`Reject: ${links.reject}`] : []),
+    `Open in the inbox: ${links.inbox}`,
+    '',
+    'Each link asks you to confirm before anything happens, and works once.',
+  ].join('\n');
+
+  const button = (href: string, label: string, colour: string) =>
+    `<a href="${escapeHtml(href)}" style="display:inline-block;padding:10px 18px;margin-right:8px;border-radius:6px;background:${colour};color:#fff;text-decoration:none;font-weight:600">${escapeHtml(label)}</a>`;
+  const html = `<!doctype html>
+<html><body style="font-family:system-ui,sans-serif;color:#1c1c1c;max-width:640px">
+<p>Hello ${escapeHtml(approver.name ?? approver.id)},</p>
+<h2 style="font-size:18px">${escapeHtml(headline)}</h2>
+<p>${escapeHtml(approval.description)}</p>
+<table style="border-collapse:collapse">${facts
+    .map(
+      ([k, v]) =>
+        `<tr><th style="text-align:left;padding-right:12px">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`,
+    )
+    .join('')}</table>
+${parts
+  .map(
+    (p) =>
+      `<h3 style="font-size:15px">${escapeHtml(p.label)}</h3><pre style="background:#f4f4f4;padding:8px;white-space:pre-wrap">${escapeHtml(p.body)}</pre>`,
+  )
+  .join('\n')}
+<p>${links.approve ? button(links.approve, 'Approve', '#1a7f37') : ''}${links.reject ? button(links.reject, 'Reject', '#b42318') : ''}${button(links.inbox, 'Open in inbox', '#444')}</p>
+<p style="color:#666;font-size:13px">Each link asks you to confirm before anything happens, and works once.</p>
+</body></html>`;
+  return { subject, text, html };
+}

@@ -1,0 +1,72 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+
+/** What an email link may do. Anything else (edit, respond) happens in the inbox. */
+export const LinkAction = z.enum(['approve', 'reject']);
+export type LinkAction = z.infer<typeof LinkAction>;
+
+const LinkPayload = z.strictObject({
+  v: z.literal(1),
+  /** Tracking id. */
+  t: z.string().min(1).max(200),
+  /** Approver id. */
+  a: z.string().min(1).max(200),
+  x: LinkAction,
+  /** Expiry, epoch milliseconds: the approval's deadline. */
+  e: z.number().int(),
+  /** Nonce: the workflow takes each one once, which makes the link single-use. */
+  n: z.string().min(8).max(64),
+});
+
+export interface LinkClaims {
+  trackingId: string;
+  approverId: string;
+  action: LinkAction;
+  expiresAt: number;
+  nonce: string;
+}
+
+export type LinkCheck =
+  | { ok: true; claims: LinkClaims }
+  | { ok: false; reason: 'invalid' | 'expired'; claims?: LinkClaims };
+
+// A domain prefix keeps a link signature from ever verifying as a webhook signature or vice versa.
+function mac(secret: string, payload: string): Buffer {
+  return createHmac('sha256', secret).update(`countersign-link.v1.${payload}`).digest();
+}
+
+export function signLink(secret: string, claims: Omit<LinkClaims, 'nonce'> & { nonce?: string }): string {
+  const payload = Buffer.from(
+    JSON.stringify({
+      v: 1,
+      t: claims.trackingId,
+      a: claims.approverId,
+      x: claims.action,
+      e: claims.expiresAt,
+      n: claims.nonce ?? randomBytes(16).toString('base64url'),
+    }),
+  ).toString('base64url');
+  return `${payload}.${mac(secret, payload).toString('base64url')}`;
+}
+
+/** Checks signature first, then shape, then expiry; a forged or tampered token never reveals its claims. */
+export function verifyLink(secret: string, token: string, now = Date.now()): LinkCheck {
+  const [payload, signature, extra] = token.split('.');
+  if (!payload || !signature || extra !== undefined) return { ok: false, reason: 'invalid' };
+  const expected = mac(secret, payload);
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, reason: 'invalid' };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return { ok: false, reason: 'invalid' };
+  }
+  const parsed = LinkPayload.safeParse(raw);
+  if (!parsed.success) return { ok: false, reason: 'invalid' };
+  const p = parsed.data;
+  const claims: LinkClaims = { trackingId: p.t, approverId: p.a, action: p.x, expiresAt: p.e, nonce: p.n };
+  if (now >= p.e) return { ok: false, reason: 'expired', claims };
+  return { ok: true, claims };
+}

@@ -1,0 +1,82 @@
+import type { Notifier } from '../activities/notifier.js';
+import type { ApprovalView, ApproverConfig } from '../protocol/index.js';
+import { renderApprovalEmail } from './email.js';
+import { signLink, type LinkAction } from './links.js';
+import { createMailTransport, type MailTransport } from './transport.js';
+import { postWebhook } from './webhook.js';
+
+export interface NotifierOptions {
+  approvers: ApproverConfig[];
+  signingSecret: string;
+  /** Base URL of the API and inbox, used in links. */
+  publicUrl: string;
+  dataDir: string;
+  smtpUrl?: string;
+  mailFrom: string;
+  webhookUrl?: string;
+}
+
+/** Approvers who may decide this approval and have not signed it already. */
+export function recipientsFor(approval: ApprovalView, approvers: ApproverConfig[]): ApproverConfig[] {
+  const signed = new Set(approval.approvals.map((s) => s.approver));
+  return approvers.filter(
+    (a) =>
+      a.roles.some((role) => approval.approvers.includes(role)) &&
+      !signed.has(a.id) &&
+      (approval.allowSelfApproval || a.id !== approval.requester),
+  );
+}
+
+export function inboxUrl(publicUrl: string, trackingId: string): string {
+  return `${publicUrl.replace(/\/$/, '')}/#/approvals/${encodeURIComponent(trackingId)}`;
+}
+
+export interface CountersignNotifier extends Notifier {
+  close(): void;
+}
+
+/** Email (SMTP or `.eml` files) to every approver who may decide, plus an optional signed webhook. */
+export function createNotifier(options: NotifierOptions): CountersignNotifier {
+  const mail: MailTransport = createMailTransport({ smtpUrl: options.smtpUrl, dataDir: options.dataDir });
+  const base = options.publicUrl.replace(/\/$/, '');
+  const expiresAt = (approval: ApprovalView) => Date.parse(approval.deadline);
+  const link = (approval: ApprovalView, approver: ApproverConfig, action: LinkAction) =>
+    `${base}/links/${signLink(options.signingSecret, { trackingId: approval.trackingId, approverId: approver.id, action, expiresAt: expiresAt(approval) })}`;
+
+  return {
+    async notify(approval, progress) {
+      // An escalation notifies again under new keys; retries of one activity skip what was sent.
+      const round = approval.escalated ? 'escalated' : 'initial';
+      for (const approver of recipientsFor(approval, options.approvers)) {
+        const key = `email:${round}:${approver.id}`;
+        if (!approver.email || progress.sent.includes(key)) continue;
+        const rendered = renderApprovalEmail(approval, approver, {
+          approve: approval.allowedDecisions.includes('approve')
+            ? link(approval, approver, 'approve')
+            : undefined,
+          reject: approval.allowedDecisions.includes('reject')
+            ? link(approval, approver, 'reject')
+            : undefined,
+          inbox: inboxUrl(base, approval.trackingId),
+        });
+        await mail.send({
+          from: options.mailFrom,
+          to: approver.email,
+          ...rendered,
+          fileKey: `${approval.trackingId}-${approver.id}`,
+        });
+        progress.onSent(key);
+      }
+      const webhookKey = `webhook:${round}`;
+      if (options.webhookUrl && !progress.sent.includes(webhookKey)) {
+        await postWebhook(options.webhookUrl, options.signingSecret, {
+          type: 'approval.requested',
+          approval,
+          inboxUrl: inboxUrl(base, approval.trackingId),
+        });
+        progress.onSent(webhookKey);
+      }
+    },
+    close: () => mail.close(),
+  };
+}

@@ -1,0 +1,30 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * Signature a webhook receiver checks: hex HMAC-SHA256 with the signing secret over
+ * `countersign-webhook.v1.<timestamp>.<body>`, sent as `X-Countersign-Signature: sha256=<hex>` beside
+ * `X-Countersign-Timestamp` (epoch ms) so a receiver can refuse replays of old deliveries.
+ */
+export function webhookSignature(secret: string, timestamp: string, body: string): string {
+  return (
+    'sha256=' +
+    createHmac('sha256', secret).update(`countersign-webhook.v1.${timestamp}.${body}`).digest('hex')
+  );
+}
+
+export async function postWebhook(url: string, secret: string, payload: unknown): Promise<void> {
+  const body = JSON.stringify(payload);
+  const timestamp = String(Date.now());
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-countersign-timestamp': timestamp,
+      'x-countersign-signature': webhookSignature(secret, timestamp, body),
+    },
+    body,
+    signal: AbortSignal.timeout(10_000),
+  });
+  // A failure throws so the activity retries; deliveries already made are skipped by the Notifier's progress keys.
+  if (!response.ok) throw new Error(`webhook ${url} answered ${response.status}`);
+}

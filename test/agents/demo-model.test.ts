@@ -1,0 +1,367 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { demoModel } from '../../demo-model/index.js';
+import type {
+  AssistantReply,
+  ChatCompletionRequest,
+  ChatMessage,
+} from '../../model-server/chat-completions-server.js';
+import {
+  cutFromPlanMessage,
+  deniedMessage,
+  expiredMessage,
+  failedMessage,
+  rejectedMessage,
+} from '../../workflows/tool-messages.js';
+
+const TOOLS: Record<string, string[]> = {
+  'bank-transfer': ['transfer'],
+  'loan-approval': ['assess_risk', 'approve_loan', 'decline_loan'],
+  ops: ['run_shell_command', 'provision_vm'],
+  'sql-analyst': ['execute_sql_query'],
+  'support-email': ['send_email', 'ask_human'],
+};
+
+/** A conversation as the workflow sends it: system, user, then assistant turns and tool messages. */
+class Chat {
+  readonly messages: ChatMessage[];
+  constructor(
+    readonly agent: string,
+    input: string,
+  ) {
+    this.messages = [
+      { role: 'system', content: 'instructions' },
+      { role: 'user', content: input },
+    ];
+  }
+
+  request(): ChatCompletionRequest {
+    return {
+      model: 'demo',
+      messages: this.messages,
+      tools: TOOLS[this.agent]!.map((name) => ({ type: 'function', function: { name } })),
+    };
+  }
+
+  /** Asks the model; its reply joins the conversation. */
+  next(): AssistantReply {
+    const reply = demoModel(this.request());
+    this.messages.push({ role: 'assistant', content: reply.content ?? null, tool_calls: reply.tool_calls });
+    return reply;
+  }
+
+  /** Answers each pending tool call in order. */
+  results(...contents: (string | object)[]): void {
+    const last = this.messages.at(-1);
+    assert.ok(last?.role === 'assistant' && last.tool_calls);
+    last.tool_calls.forEach((call, i) => {
+      const content = contents[i]!;
+      this.messages.push({
+        role: 'tool',
+        tool_call_id: call.id!,
+        content: typeof content === 'string' ? content : JSON.stringify(content),
+      });
+    });
+  }
+}
+
+function calls(reply: AssistantReply): { name: string; args: Record<string, unknown> }[] {
+  return (reply.tool_calls ?? []).map((c) => ({
+    name: c.function.name,
+    args: c.function.arguments as Record<string, unknown>,
+  }));
+}
+
+describe('bank-transfer rules', () => {
+  test('the walkthrough request becomes one transfer call', () => {
+    const chat = new Chat('bank-transfer', 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444');
+    const reply = chat.next();
+    assert.deepEqual(calls(reply), [
+      { name: 'transfer', args: { amount: 2500, from: '4242 4242 4242 4242', to: '5555 5555 5555 4444' } },
+    ]);
+    assert.match(reply.content!, /offline demo model/);
+  });
+
+  test('several transfers in one request become several calls, with unique ids', () => {
+    const chat = new Chat(
+      'bank-transfer',
+      'Send 300 dollars from 5555 5555 5555 4444 to 4000 0566 5566 5556 and $1,200.50 from 4242 4242 4242 4242 to 5555 5555 5555 4444.',
+    );
+    const reply = chat.next();
+    assert.deepEqual(
+      calls(reply).map((c) => c.args.amount),
+      [300, 1200.5],
+    );
+    assert.equal(new Set(reply.tool_calls!.map((c) => c.id)).size, 2);
+  });
+
+  test('reports an edited amount and the new balances', () => {
+    const chat = new Chat('bank-transfer', 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444');
+    chat.next();
+    chat.results({
+      status: 'executed',
+      transfer: { id: 'tx', from: '4242 4242 4242 4242', to: '5555 5555 5555 4444', amount: 2000 },
+      balances: { '4242 4242 4242 4242': 10_000, '5555 5555 5555 4444': 5_000 },
+    });
+    const reply = chat.next();
+    assert.equal(reply.tool_calls, undefined);
+    assert.match(reply.content!, /Transferred \$2,000\.00/);
+    assert.match(reply.content!, /changed the amount from \$2,500\.00 to \$2,000\.00/);
+    assert.match(reply.content!, /4242 4242 4242 4242: \$10,000\.00/);
+  });
+
+  test('a rejection is reported and not retried', () => {
+    const chat = new Chat('bank-transfer', 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444');
+    chat.next();
+    chat.results(rejectedMessage('transfer', ['admin'], 'Too much today'));
+    const reply = chat.next();
+    assert.equal(reply.tool_calls, undefined);
+    assert.match(reply.content!, /did not transfer \$2,500\.00/);
+    assert.match(reply.content!, /Too much today/);
+    assert.match(reply.content!, /will not retry/);
+  });
+
+  test('an expired approval reads as a refusal too', () => {
+    const chat = new Chat('bank-transfer', 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444');
+    chat.next();
+    chat.results(expiredMessage('transfer'));
+    assert.match(chat.next().content!, /did not transfer/);
+  });
+
+  test('an unclear request gets an example instead of a guess', () => {
+    const reply = new Chat('bank-transfer', 'Move some money around').next();
+    assert.equal(reply.tool_calls, undefined);
+    assert.match(reply.content!, /Transfer \$2,500 from/);
+  });
+});
+
+describe('loan-approval rules', () => {
+  const application =
+    'Assess the loan application of Jane Doe: credit score 760, annual income $95,000, monthly debts $800, 6 years employed, requesting $20,000.';
+
+  test('assess, then propose approve_loan, then report the decision', () => {
+    const chat = new Chat('loan-approval', application);
+    assert.deepEqual(calls(chat.next()), [
+      {
+        name: 'assess_risk',
+        args: {
+          applicant: 'Jane Doe',
+          creditScore: 760,
+          annualIncome: 95_000,
+          monthlyDebt: 800,
+          employmentYears: 6,
+          amount: 20_000,
+          termMonths: 60,
+        },
+      },
+    ]);
+    chat.results({
+      score: 86,
+      rating: 'low',
+      interestRate: 6.5,
+      recommendation: 'approve_loan',
+      reasons: ['ok'],
+    });
+    assert.deepEqual(calls(chat.next()), [
+      {
+        name: 'approve_loan',
+        args: { applicant: 'Jane Doe', amount: 20_000, termMonths: 60, interestRate: 6.5, riskScore: 86 },
+      },
+    ]);
+    chat.results({
+      decision: 'approved',
+      loanId: 'loan-1',
+      applicant: 'Jane Doe',
+      amount: 18_000,
+      termMonths: 60,
+      interestRate: 6.5,
+      monthlyPayment: 352.18,
+    });
+    const final = chat.next().content!;
+    assert.match(final, /approved for Jane Doe: \$18,000\.00/);
+    assert.match(final, /adjusted the terms/);
+  });
+
+  test('a weak application is proposed for decline; an officer rejection is reported', () => {
+    const chat = new Chat(
+      'loan-approval',
+      'Loan application from John Roe: credit score 580, income $30,000, debt-to-income ratio 45%, employed for 1 year, requesting $40,000.',
+    );
+    const assess = calls(chat.next())[0]!;
+    assert.equal(assess.args.monthlyDebt, 1125);
+    chat.results({
+      score: 20,
+      rating: 'high',
+      interestRate: 8.1,
+      recommendation: 'decline_loan',
+      reasons: ['credit score 580 is below 620'],
+    });
+    assert.deepEqual(calls(chat.next()), [
+      {
+        name: 'decline_loan',
+        args: { applicant: 'John Roe', amount: 40_000, reasons: ['credit score 580 is below 620'] },
+      },
+    ]);
+    chat.results(rejectedMessage('decline_loan', ['officer'], 'Call the applicant first'));
+    assert.match(chat.next().content!, /did not decline the loan.*Call the applicant first.*will not retry/s);
+  });
+
+  test('missing figures are asked for', () => {
+    const reply = new Chat(
+      'loan-approval',
+      'Assess the loan application of Jane Doe, credit score 700',
+    ).next();
+    assert.equal(reply.tool_calls, undefined);
+    assert.match(reply.content!, /annual income/);
+  });
+});
+
+describe('ops rules', () => {
+  test('plain requests map to simulated commands', () => {
+    const cases: [string, string][] = [
+      ['How much disk space is left?', 'df -h'],
+      ['Restart the worker service', 'systemctl restart worker'],
+      ['Please clean up the rotated logs', 'rm -f /var/log/app/app.log.*'],
+      ['Run `ls -la /srv/app`', 'ls -la /srv/app'],
+    ];
+    for (const [input, command] of cases) {
+      assert.deepEqual(
+        calls(new Chat('ops', input).next()),
+        [{ name: 'run_shell_command', args: { command, cwd: '/', timeoutSeconds: 30 } }],
+        input,
+      );
+    }
+  });
+
+  test('provision a VM, then report it', () => {
+    const chat = new Chat('ops', 'Provision a large VM in eu-west-1');
+    assert.deepEqual(calls(chat.next()), [
+      { name: 'provision_vm', args: { size: 'large', region: 'eu-west-1' } },
+    ]);
+    chat.results({
+      simulated: true,
+      vm: {
+        id: 'vm-1',
+        size: 'medium',
+        region: 'eu-west-1',
+        ip: '10.0.0.2',
+        status: 'running',
+        hourlyCost: 0.05,
+      },
+    });
+    assert.match(chat.next().content!, /Provisioned vm-1: medium in eu-west-1/);
+  });
+
+  test('shows the output of an edited command', () => {
+    const chat = new Chat('ops', 'Restart the worker service');
+    chat.next();
+    chat.results({
+      host: 'web-1 (simulated)',
+      simulated: true,
+      command: 'systemctl status worker',
+      cwd: '/',
+      exitCode: 3,
+      stdout: 'Active: failed\n',
+      stderr: '',
+    });
+    const text = chat.next().content!;
+    assert.match(text, /operator changed it from `systemctl restart worker`/);
+    assert.match(text, /Active: failed/);
+  });
+});
+
+describe('sql-analyst rules', () => {
+  test('an analysis is a multi-query plan', () => {
+    const reply = new Chat('sql-analyst', 'Give me an analysis of our sales').next();
+    assert.equal(calls(reply).length, 3);
+    for (const c of calls(reply)) assert.match(String(c.args.sql), /LIMIT \d+$/);
+  });
+
+  test('a question becomes one query; results come back as a table', () => {
+    const chat = new Chat('sql-analyst', 'Who are our top 3 customers?');
+    assert.match(String(calls(chat.next())[0]!.args.sql), /ORDER BY revenue DESC LIMIT 3$/);
+    chat.results({
+      ok: true,
+      sql: 'SELECT name FROM customers LIMIT 2',
+      columns: ['name'],
+      rows: [{ name: 'Ada' }, { name: 'Alan' }],
+      rowCount: 2,
+      truncated: false,
+    });
+    const text = chat.next().content!;
+    assert.match(text, /as edited by the analyst/);
+    assert.match(text, /\| Ada \|/);
+  });
+
+  test('steps cut from a plan, or denied by policy, are reported as such', () => {
+    const chat = new Chat('sql-analyst', 'Give me an analysis of our sales');
+    chat.next();
+    const ok = {
+      ok: true,
+      sql: 'SELECT 1 AS one',
+      columns: ['one'],
+      rows: [{ one: 1 }],
+      rowCount: 1,
+      truncated: false,
+    };
+    chat.results(ok, cutFromPlanMessage('execute_sql_query', 'Enough'), deniedMessage('execute_sql_query'));
+    const text = chat.next().content!;
+    assert.match(text, /returned 1 row/);
+    assert.match(text, /did not run .*: a human reviewer removed it from the plan \(“Enough”\)/);
+    assert.match(text, /did not run .*: policy does not allow it/);
+  });
+
+  test('a tool failure is reported', () => {
+    const chat = new Chat('sql-analyst', 'Run `SELECT * FROM nope`');
+    chat.next();
+    chat.results(failedMessage('execute_sql_query', 'boom'));
+    assert.match(chat.next().content!, /could not run/);
+  });
+});
+
+describe('support-email rules', () => {
+  test('asks a human for missing facts, then drafts the email', () => {
+    const chat = new Chat('support-email', 'Tell the customer their refund went through');
+    assert.deepEqual(calls(chat.next()), [
+      { name: 'ask_human', args: { question: "What is the customer's email address?" } },
+    ]);
+    chat.results('sam@example.com');
+    assert.deepEqual(calls(chat.next()), [
+      { name: 'ask_human', args: { question: 'Which order number is this about?' } },
+    ]);
+    chat.results('Order A-1042');
+    const send = calls(chat.next())[0]!;
+    assert.equal(send.name, 'send_email');
+    assert.equal(send.args.to, 'sam@example.com');
+    assert.equal(send.args.subject, 'Your refund for order #A-1042');
+    chat.results({
+      status: 'sent',
+      to: 'sam@example.com',
+      subject: 'Your refund for order #A-1042',
+      file: '/x/outbox/1.eml',
+    });
+    assert.match(chat.next().content!, /Sent "Your refund for order #A-1042" to sam@example.com.*outbox/);
+  });
+
+  test('a complete request goes straight to send_email; a rejection is not retried', () => {
+    const chat = new Chat('support-email', 'Email kim@example.com that order #77812 is delayed');
+    assert.equal(calls(chat.next())[0]!.name, 'send_email');
+    chat.results(rejectedMessage('send_email', ['lead'], 'Wrong tone'));
+    const reply = chat.next();
+    assert.equal(reply.tool_calls, undefined);
+    assert.match(reply.content!, /did not send.*Wrong tone/);
+  });
+});
+
+test('the same conversation always gets the same reply', () => {
+  const request = new Chat(
+    'bank-transfer',
+    'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444',
+  ).request();
+  assert.deepEqual(demoModel(request), demoModel(structuredClone(request)));
+});
+
+test('an agent it does not know gets a plain explanation', () => {
+  const reply = demoModel({ model: 'demo', messages: [{ role: 'user', content: 'hi' }], tools: [] });
+  assert.match(reply.content!, /offline rule-based demo model/);
+});

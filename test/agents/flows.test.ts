@@ -1,0 +1,237 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Running } from '../start/running.js';
+
+/** Every demo agent's approve, edit and reject paths, through the REST API, with the offline demo model. */
+let cs: Running;
+before(async () => {
+  cs = await Running.start();
+});
+after(() => cs.stop());
+
+const TRANSFER = 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444';
+const APPLICATION =
+  'Assess the loan application of Jane Doe: credit score 760, annual income $95,000, monthly debts $800, 6 years employed, requesting $20,000.';
+
+describe('bank-transfer', () => {
+  test('a small transfer runs at once', async () => {
+    const runId = await cs.startRun(
+      'bank-transfer',
+      'Transfer $300 from 5555 5555 5555 4444 to 4000 0566 5566 5556',
+    );
+    const run = await cs.finished(runId);
+    assert.equal(run.approvals.length, 0);
+    assert.match(
+      run.output!,
+      /Transferred \$300\.00 .* New balances: 5555 5555 5555 4444: \$2,700\.00, 4000 0566 5566 5556: \$800\.00/,
+    );
+  });
+
+  test('approve: the transfer runs and the balances move', async () => {
+    const runId = await cs.startRun('bank-transfer', TRANSFER);
+    const approval = await cs.pendingOne(runId);
+    assert.equal(approval.tool, 'transfer');
+    assert.equal(approval.description, 'Transfer $2500 from 4242 4242 4242 4242 to 5555 5555 5555 4444');
+    await cs.settle(approval.trackingId, { type: 'approve' });
+    const run = await cs.finished(runId);
+    assert.match(
+      run.output!,
+      /Transferred \$2,500\.00 .* 4242 4242 4242 4242: \$9,500\.00, 5555 5555 5555 4444: \$5,200\.00/,
+    );
+  });
+
+  test('edit: the edited amount is what moves, and the answer says so', async () => {
+    const runId = await cs.startRun('bank-transfer', TRANSFER);
+    const approval = await cs.pendingOne(runId);
+    const refused = await cs.decide(approval.trackingId, {
+      type: 'edit',
+      args: { ...approval.args, to: '4000 0566 5566 5556' },
+    });
+    assert.equal(refused.status, 400, 'the destination is not editable');
+    await cs.settle(approval.trackingId, { type: 'edit', args: { ...approval.args, amount: 2000 } });
+    const run = await cs.finished(runId);
+    assert.match(
+      run.output!,
+      /Transferred \$2,000\.00 .*changed the amount from \$2,500\.00 to \$2,000\.00.* 4242 4242 4242 4242: \$7,500\.00/,
+    );
+    const settled = run.audit.find((e) => e.type === 'approval.settled');
+    assert.deepEqual(settled?.diff, [{ path: '/amount', before: 2500, after: 2000 }]);
+  });
+
+  test('reject: nothing moves and the agent does not retry', async () => {
+    const runId = await cs.startRun('bank-transfer', TRANSFER);
+    const approval = await cs.pendingOne(runId);
+    await cs.settle(approval.trackingId, { type: 'reject', message: 'Suspicious payee' });
+    const run = await cs.finished(runId);
+    assert.match(run.output!, /did not transfer \$2,500\.00.*Suspicious payee.*will not retry/);
+    assert.equal(run.transcript.filter((m) => m.role === 'assistant' && m.tool_calls).length, 1);
+    const check = await cs.startRun(
+      'bank-transfer',
+      'Transfer $1 from 4242 4242 4242 4242 to 5555 5555 5555 4444',
+    );
+    assert.match((await cs.finished(check)).output!, /4242 4242 4242 4242: \$7,499\.00/);
+  });
+});
+
+describe('loan-approval', () => {
+  test('approve: risk assessment runs at once, the officer approves the proposal', async () => {
+    const runId = await cs.startRun('loan-approval', APPLICATION);
+    const approval = await cs.pendingOne(runId);
+    assert.equal(approval.tool, 'approve_loan');
+    assert.equal(approval.args.applicant, 'Jane Doe');
+    assert.ok(approval.approvers.includes('loan-officer'));
+    await cs.settle(approval.trackingId, { type: 'approve' });
+    assert.match(
+      (await cs.finished(runId)).output!,
+      /Loan loan-.* approved for Jane Doe: \$20,000\.00 over 60 months/,
+    );
+  });
+
+  test('edit: the officer changes the terms', async () => {
+    const runId = await cs.startRun('loan-approval', APPLICATION);
+    const approval = await cs.pendingOne(runId);
+    await cs.settle(approval.trackingId, {
+      type: 'edit',
+      args: { ...approval.args, amount: 15_000, termMonths: 36 },
+    });
+    const output = (await cs.finished(runId)).output!;
+    assert.match(output, /\$15,000\.00 over 36 months/);
+    assert.match(output, /adjusted the terms/);
+  });
+
+  test('reject: a weak application is proposed for decline, and the officer refuses that', async () => {
+    const runId = await cs.startRun(
+      'loan-approval',
+      'Loan application from John Roe: credit score 580, income $30,000, monthly debts $1,400, employed for 1 year, requesting $40,000.',
+    );
+    const approval = await cs.pendingOne(runId);
+    assert.equal(approval.tool, 'decline_loan');
+    await cs.settle(approval.trackingId, { type: 'reject', message: 'Ask for a co-signer first' });
+    assert.match(
+      (await cs.finished(runId)).output!,
+      /did not decline the loan.*co-signer.*No decision was recorded/,
+    );
+  });
+});
+
+describe('ops', () => {
+  test('read-only commands run at once on the simulated host', async () => {
+    const runId = await cs.startRun('ops', 'How much disk space is left?');
+    const run = await cs.finished(runId);
+    assert.equal(run.approvals.length, 0);
+    assert.match(run.output!, /`df -h` exited with 0 on web-1 \(simulated\)/);
+  });
+
+  test('approve: a restart waits for an operator, then runs', async () => {
+    const runId = await cs.startRun('ops', 'Restart the worker service');
+    const approval = await cs.pendingOne(runId);
+    assert.equal(approval.args.command, 'systemctl restart worker');
+    await cs.settle(approval.trackingId, { type: 'approve' });
+    assert.match((await cs.finished(runId)).output!, /`systemctl restart worker` exited with 0/);
+  });
+
+  test('edit: the operator changes the command and its timeout', async () => {
+    const runId = await cs.startRun('ops', 'Please clean up the rotated logs');
+    const approval = await cs.pendingOne(runId);
+    await cs.settle(approval.trackingId, {
+      type: 'edit',
+      args: { command: 'rm -f /var/log/app/app.log.2', cwd: '/var/log', timeoutSeconds: 10 },
+    });
+    const output = (await cs.finished(runId)).output!;
+    assert.match(
+      output,
+      /`rm -f \/var\/log\/app\/app\.log\.2` \(an operator changed it from `rm -f \/var\/log\/app\/app\.log\.\*`\) exited with 0/,
+    );
+  });
+
+  test('reject: no VM is provisioned', async () => {
+    const runId = await cs.startRun('ops', 'Provision an xlarge VM in us-west-2');
+    const approval = await cs.pendingOne(runId);
+    assert.deepEqual(approval.args, { size: 'xlarge', region: 'us-west-2' });
+    await cs.settle(approval.trackingId, { type: 'reject', message: 'Use a medium one' });
+    assert.match(
+      (await cs.finished(runId)).output!,
+      /did not provision a xlarge VM in us-west-2.*Use a medium one/,
+    );
+  });
+});
+
+describe('sql-analyst', () => {
+  test('approve: a multi-query analysis is reviewed as one plan', async () => {
+    const runId = await cs.startRun('sql-analyst', 'Give me an analysis of our sales');
+    const approval = await cs.pendingOne(runId);
+    assert.equal(approval.kind, 'plan');
+    assert.equal(approval.plan?.length, 3);
+    await cs.settle(approval.trackingId, { type: 'approve' });
+    const output = (await cs.finished(runId)).output!;
+    assert.equal(output.match(/returned \d+ row/g)?.length, 3);
+  });
+
+  test('edit: the analyst narrows the WHERE and LIMIT, and cuts a step', async () => {
+    const runId = await cs.startRun('sql-analyst', 'Give me an analysis of our sales');
+    const approval = await cs.pendingOne(runId);
+    const [first] = approval.plan!;
+    const sql =
+      "SELECT c.country, COUNT(*) AS orders FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.country = 'DE' GROUP BY c.country LIMIT 1";
+    await cs.settle(approval.trackingId, { type: 'edit', plan: [{ ...first!, args: { sql } }] });
+    const output = (await cs.finished(runId)).output!;
+    assert.match(output, /as edited by the analyst\) returned 1 row/);
+    assert.match(output, /\| DE \|/);
+    assert.equal(output.match(/did not run .*: a human reviewer removed it from the plan/g)?.length, 2);
+  });
+
+  test('reject: the query never runs', async () => {
+    const runId = await cs.startRun('sql-analyst', 'Who are our top 3 customers?');
+    const approval = await cs.pendingOne(runId);
+    await cs.settle(approval.trackingId, { type: 'reject', message: 'No customer names' });
+    const output = (await cs.finished(runId)).output!;
+    assert.match(output, /did not run .*No customer names/);
+  });
+});
+
+describe('support-email', () => {
+  const outbox = () => path.join(cs.dataDir, 'outbox');
+  const customerMail = () => readdirSync(outbox()).filter((f) => f.includes('-support-'));
+
+  test('approve: asks a human for the missing facts, then sends after approval', async () => {
+    const runId = await cs.startRun('support-email', 'Tell the customer their refund went through');
+    const seen = new Set<string>();
+    const question = await cs.pendingOne(runId, seen);
+    assert.equal(question.kind, 'question');
+    assert.equal(question.question, "What is the customer's email address?");
+    await cs.settle(question.trackingId, { type: 'respond', result: 'sam@example.com' });
+    const order = await cs.pendingOne(runId, seen);
+    await cs.settle(order.trackingId, { type: 'respond', result: 'order A-1042' });
+    const email = await cs.pendingOne(runId, seen);
+    assert.equal(email.tool, 'send_email');
+    assert.equal(email.args.subject, 'Your refund for order #A-1042');
+    await cs.settle(email.trackingId, { type: 'approve' });
+    assert.match(
+      (await cs.finished(runId)).output!,
+      /Sent "Your refund for order #A-1042" to sam@example.com/,
+    );
+    const sent = customerMail().map((f) => readFileSync(path.join(outbox(), f), 'utf8'));
+    assert.ok(sent.some((eml) => /^To: sam@example\.com$/m.test(eml)));
+  });
+
+  test('edit: the support lead rewrites the subject', async () => {
+    const runId = await cs.startRun('support-email', 'Email kim@example.com that order #77812 is delayed');
+    const email = await cs.pendingOne(runId);
+    await cs.settle(email.trackingId, {
+      type: 'edit',
+      args: { ...email.args, subject: 'Good news about order #77812' },
+    });
+    assert.match((await cs.finished(runId)).output!, /Sent "Good news about order #77812".*edited it/);
+  });
+
+  test('reject: nothing is sent', async () => {
+    const before = customerMail().length;
+    const runId = await cs.startRun('support-email', 'Email lee@example.com that order #5521 is delayed');
+    const email = await cs.pendingOne(runId);
+    await cs.settle(email.trackingId, { type: 'reject', message: 'Wrong order' });
+    assert.match((await cs.finished(runId)).output!, /did not send.*Wrong order/);
+    assert.equal(customerMail().length, before);
+  });
+});

@@ -1,0 +1,246 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { call, calls, say } from '../support/fake-model.js';
+import { toolRuns, tokens } from '../support/api-agents.js';
+import { startStack, type Stack } from '../support/stack.js';
+
+let stack: Stack;
+before(async () => {
+  stack = await startStack();
+});
+after(async () => {
+  await stack?.close();
+});
+
+const proposal = { from: 'ops', to: 'acme', amount: 1500, memo: 'invoice 7' };
+
+/** A bank run waiting on one transfer approval. */
+async function waitingTransfer(input: string) {
+  const runId = await stack.startRun(
+    'bank',
+    input,
+    tokens.victor,
+    calls(call('transfer', proposal)),
+    say('Done.'),
+  );
+  const [pending] = await stack.waitForPending(runId);
+  return { runId, trackingId: pending!.trackingId };
+}
+
+const decide = (trackingId: string, body: unknown, token = tokens.alice, headers?: Record<string, string>) =>
+  stack.http('POST', `/api/approvals/${trackingId}/decision`, { token, body, headers });
+
+test('GET /api/approvals lists pending approvals from run memos, with filters', async () => {
+  const { trackingId } = await waitingTransfer('approvals: list');
+  const opsRun = await stack.startRun(
+    'ops',
+    'approvals: list ops',
+    tokens.alice,
+    calls(call('deploy', { service: 'api', version: '9' })),
+    say('ok'),
+  );
+  const [deploy] = await stack.waitForPending(opsRun);
+
+  const pending = await stack.http('GET', '/api/approvals', { token: tokens.alice });
+  assert.equal(pending.status, 200);
+  const ids = pending.body.approvals.map((a: { trackingId: string }) => a.trackingId);
+  assert.ok(ids.includes(trackingId) && ids.includes(deploy!.trackingId));
+  assert.ok(pending.body.approvals.every((a: { status: string }) => a.status === 'pending'));
+
+  const byTool = await stack.http('GET', '/api/approvals?status=pending&tool=deploy', {
+    token: tokens.alice,
+  });
+  assert.deepEqual([...new Set(byTool.body.approvals.map((a: { tool: string }) => a.tool))], ['deploy']);
+  const byAgent = await stack.http('GET', '/api/approvals?agent=bank', { token: tokens.alice });
+  assert.ok(byAgent.body.approvals.every((a: { agent: string }) => a.agent === 'bank'));
+  assert.ok(byAgent.body.approvals.some((a: { trackingId: string }) => a.trackingId === trackingId));
+  const byRole = await stack.http('GET', '/api/approvals?role=treasurer', { token: tokens.alice });
+  assert.ok(byRole.body.approvals.some((a: { trackingId: string }) => a.trackingId === trackingId));
+  assert.ok(!byRole.body.approvals.some((a: { trackingId: string }) => a.trackingId === deploy!.trackingId));
+
+  const bad = await stack.http('GET', '/api/approvals?status=someday', { token: tokens.alice });
+  assert.equal(bad.status, 400);
+});
+
+test('GET /api/approvals/:trackingId shows the proposal, schema and policy; unknown ids are 404', async () => {
+  const { runId, trackingId } = await waitingTransfer('approvals: show');
+  const answer = await stack.http('GET', `/api/approvals/${trackingId}`, { token: tokens.bob });
+  assert.equal(answer.status, 200);
+  const a = answer.body;
+  assert.equal(a.trackingId, trackingId);
+  assert.equal(a.runId, runId);
+  assert.equal(a.agent, 'bank');
+  assert.equal(a.tool, 'transfer');
+  assert.deepEqual(a.args, proposal);
+  assert.equal(a.status, 'pending');
+  assert.equal(a.schema.type, 'object');
+  assert.deepEqual(a.editableFields, ['amount', 'memo']);
+  assert.deepEqual(a.decisions, []);
+
+  for (const id of [`${runId}.99`, 'run-nobody.1', 'not-a-tracking-id']) {
+    const missing = await stack.http('GET', `/api/approvals/${id}`, { token: tokens.alice });
+    assert.equal(missing.status, 404, id);
+  }
+});
+
+test('decision errors: 400 body, 400 not allowed, 403 role, 404 unknown', async () => {
+  const { trackingId } = await waitingTransfer('approvals: errors');
+  const noType = await decide(trackingId, { message: 'hi' });
+  assert.equal(noType.status, 400);
+  assert.ok(noType.body.error.fields.length > 0);
+
+  const viewer = await decide(trackingId, { type: 'approve' }, tokens.victor);
+  assert.equal(viewer.status, 403);
+  assert.equal(viewer.body.error.code, 'role_not_allowed');
+
+  const opsRun = await stack.startRun(
+    'ops',
+    'approvals: errors ops',
+    tokens.alice,
+    calls(call('deploy', { service: 'db', version: '3' })),
+    say('ok'),
+  );
+  const [deploy] = await stack.waitForPending(opsRun);
+  const edit = await decide(deploy!.trackingId, { type: 'edit', args: { service: 'db', version: '4' } });
+  assert.equal(edit.status, 400);
+  assert.equal(edit.body.error.code, 'decision_not_allowed');
+  const treasurer = await decide(deploy!.trackingId, { type: 'approve' }, tokens.bob);
+  assert.equal(treasurer.status, 403);
+
+  // Bob asked for this transfer: he may not approve it himself (the workflow's check, mapped to 403).
+  const own = await stack.startRun(
+    'bank',
+    'approvals: own',
+    tokens.bob,
+    calls(call('transfer', proposal)),
+    say('ok'),
+  );
+  const [ownPending] = await stack.waitForPending(own);
+  const self = await decide(ownPending!.trackingId, { type: 'approve' }, tokens.bob);
+  assert.equal(self.status, 403);
+  assert.equal(self.body.error.code, 'self_approval');
+
+  const unknown = await decide(`${opsRun}.42`, { type: 'approve' });
+  assert.equal(unknown.status, 404);
+  const malformed = await decide('nonsense', { type: 'approve' });
+  assert.equal(malformed.status, 404);
+
+  const still = await stack.http('GET', `/api/approvals/${trackingId}`, { token: tokens.alice });
+  assert.equal(still.body.status, 'pending');
+});
+
+test('an invalid edit is a 400 with field errors before any signal; a valid edit is applied (200)', async () => {
+  const { runId, trackingId } = await waitingTransfer('approvals: edit');
+  const invalid = await decide(trackingId, { type: 'edit', args: { ...proposal, amount: -5 } });
+  assert.equal(invalid.status, 400);
+  assert.equal(invalid.body.error.code, 'invalid_arguments');
+  assert.deepEqual(
+    invalid.body.error.fields.map((f: { path: string }) => f.path),
+    ['args.amount'],
+  );
+  const locked = await decide(trackingId, { type: 'edit', args: { ...proposal, to: 'mallory' } });
+  assert.equal(locked.status, 400);
+  assert.deepEqual(
+    locked.body.error.fields.map((f: { path: string }) => f.path),
+    ['args.to'],
+  );
+  // Nothing reached the run: its audit trail has no refused decision.
+  const before = await stack.state(runId);
+  assert.ok(!before.events.some((e) => e.type === 'decision.refused'));
+
+  const valid = await decide(trackingId, { type: 'edit', args: { ...proposal, amount: 900 } }, tokens.bob);
+  assert.equal(valid.status, 200);
+  assert.equal(valid.body.outcome.accepted, true);
+  assert.equal(valid.body.outcome.status, 'edited');
+  const output = await stack.result(runId);
+  assert.equal(output.status, 'completed');
+  assert.deepEqual(
+    toolRuns.filter((r) => r.runId === runId).map((r) => r.args.amount),
+    [900],
+  );
+
+  const shown = await stack.http('GET', `/api/approvals/${trackingId}`, { token: tokens.alice });
+  assert.equal(shown.body.status, 'edited');
+  const decided = shown.body.decisions.find((e: { type: string }) => e.type === 'approval.decided');
+  assert.equal(decided.actor, 'bob');
+  assert.equal(decided.channel, 'api');
+  assert.equal(decided.diff.length, 1);
+  assert.match(decided.diff[0].path, /amount/);
+  assert.deepEqual([decided.diff[0].before, decided.diff[0].after], [1500, 900]);
+
+  const late = await decide(trackingId, { type: 'approve' });
+  assert.equal(late.status, 409);
+  assert.equal(late.body.error.code, 'already_settled');
+});
+
+test('Idempotency-Key: a retried request gets the first answer and decides once', async () => {
+  const { runId, trackingId } = await waitingTransfer('approvals: idempotent');
+  const headers = { 'idempotency-key': 'retry-me-1' };
+  const first = await decide(trackingId, { type: 'approve' }, tokens.alice, headers);
+  assert.equal(first.status, 200);
+  const retry = await decide(trackingId, { type: 'approve' }, tokens.alice, headers);
+  assert.equal(retry.status, 200);
+  assert.deepEqual(retry.body.outcome, first.body.outcome);
+  // Without the key, the same request is a new decision on a settled approval.
+  const fresh = await decide(trackingId, { type: 'approve' });
+  assert.equal(fresh.status, 409);
+  await stack.result(runId);
+  assert.equal(toolRuns.filter((r) => r.runId === runId).length, 1);
+  const bad = await decide(trackingId, { type: 'approve' }, tokens.alice, {
+    'idempotency-key': 'k'.repeat(201),
+  });
+  assert.equal(bad.status, 400);
+});
+
+test('reject with a reason: the tool never runs and the model is told why', async () => {
+  const { runId, trackingId } = await waitingTransfer('approvals: reject');
+  const answer = await decide(trackingId, { type: 'reject', message: 'Not this quarter.' });
+  assert.equal(answer.status, 200);
+  assert.equal(answer.body.outcome.status, 'rejected');
+  await stack.result(runId);
+  assert.equal(toolRuns.filter((r) => r.runId === runId).length, 0);
+  const state = await stack.state(runId);
+  const toolMessage = state.transcript.find((m) => m.role === 'tool');
+  assert.match(toolMessage && 'content' in toolMessage ? toolMessage.content : '', /Not this quarter\./);
+});
+
+test('respond: the human answer stands in for the tool', async () => {
+  const { runId, trackingId } = await waitingTransfer('approvals: respond');
+  const answer = await decide(trackingId, {
+    type: 'respond',
+    result: { transferred: 0, note: 'done by hand' },
+  });
+  assert.equal(answer.status, 200);
+  assert.equal(answer.body.outcome.status, 'responded');
+  await stack.result(runId);
+  assert.equal(toolRuns.filter((r) => r.runId === runId).length, 0);
+});
+
+test('decided and all lists, and the outcome poll route (200 known, 202 not yet)', async () => {
+  const { runId, trackingId } = await waitingTransfer('approvals: decided list');
+  const headers = { 'idempotency-key': 'poll-me' };
+  const done = await decide(trackingId, { type: 'approve' }, tokens.alice, headers);
+  assert.equal(done.status, 200);
+  await stack.result(runId);
+
+  const decided = await stack.http('GET', '/api/approvals?status=decided', { token: tokens.alice });
+  assert.equal(decided.status, 200);
+  const mine = decided.body.approvals.find((a: { trackingId: string }) => a.trackingId === trackingId);
+  assert.equal(mine.status, 'approved');
+  assert.ok(decided.body.approvals.every((a: { status: string }) => a.status !== 'pending'));
+  const all = await stack.http('GET', '/api/approvals?status=all&agent=bank', { token: tokens.alice });
+  assert.ok(all.body.approvals.some((a: { trackingId: string }) => a.trackingId === trackingId));
+
+  const requestId = done.body.outcome.requestId;
+  const polled = await stack.http('GET', `/api/approvals/${trackingId}/decisions/${requestId}`, {
+    token: tokens.alice,
+  });
+  assert.equal(polled.status, 200);
+  assert.deepEqual(polled.body.outcome, done.body.outcome);
+  const notYet = await stack.http('GET', `/api/approvals/${trackingId}/decisions/never-sent`, {
+    token: tokens.alice,
+  });
+  assert.equal(notYet.status, 202);
+  assert.equal(notYet.body.status, 'submitted');
+  assert.equal(notYet.headers.get('location'), `/api/approvals/${trackingId}/decisions/never-sent`);
+});

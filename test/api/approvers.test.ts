@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { loadApprovers } from '../../config/approvers.js';
+
+const dir = () => mkdtempSync(path.join(tmpdir(), 'countersign-approvers-'));
+
+test('with no approvers file, one admin is created and its token kept in <dataDir>/admin-token', () => {
+  const dataDir = dir();
+  const first = loadApprovers({ dataDir });
+  assert.equal(first.approvers.length, 1);
+  assert.equal(first.approvers[0]!.id, 'admin');
+  assert.deepEqual(first.approvers[0]!.roles, ['admin']);
+  assert.ok(first.adminToken && first.adminToken.length >= 16);
+  const file = path.join(dataDir, 'admin-token');
+  assert.equal(first.adminTokenFile, file);
+  assert.equal(readFileSync(file, 'utf8').trim(), first.adminToken);
+  assert.equal(statSync(file).mode & 0o077, 0);
+  assert.equal(loadApprovers({ dataDir }).adminToken, first.adminToken);
+});
+
+test('an approvers file is validated: shape, duplicate ids, shared tokens', () => {
+  const dataDir = dir();
+  const file = path.join(dataDir, 'approvers.json');
+  const approver = (id: string, token: string) => ({
+    id,
+    email: `${id}@example.com`,
+    roles: ['admin'],
+    token,
+  });
+  writeFileSync(
+    file,
+    JSON.stringify({
+      approvers: [approver('ann', 'ann-token-0123456789'), approver('ben', 'ben-token-0123456789')],
+    }),
+  );
+  const loaded = loadApprovers({ file, dataDir });
+  assert.deepEqual(
+    loaded.approvers.map((a) => a.id),
+    ['ann', 'ben'],
+  );
+  assert.equal(loaded.adminToken, undefined);
+
+  writeFileSync(file, JSON.stringify({ approvers: [approver('ann', 'short')] }));
+  assert.throws(() => loadApprovers({ file, dataDir }), /at least 16 characters/);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      approvers: [approver('ann', 'ann-token-0123456789'), approver('ann', 'other-token-0123456789')],
+    }),
+  );
+  assert.throws(() => loadApprovers({ file, dataDir }), /listed twice/);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      approvers: [approver('ann', 'same-token-0123456789'), approver('ben', 'same-token-0123456789')],
+    }),
+  );
+  assert.throws(() => loadApprovers({ file, dataDir }), /share a token/);
+});

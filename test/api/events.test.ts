@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { RunEvent } from '../../protocol/index.js';
+import { call, calls, say } from '../support/fake-model.js';
+import { tokens } from '../support/api-agents.js';
+import { startStack, type Stack } from '../support/stack.js';
+import { openSse } from './sse-reader.js';
+
+let stack: Stack;
+before(async () => {
+  stack = await startStack();
+});
+after(async () => {
+  await stack?.close();
+});
+
+const transfer = calls(call('transfer', { from: 'ops', to: 'acme', amount: 300 }));
+const approve = (trackingId: string) =>
+  stack.http('POST', `/api/approvals/${trackingId}/decision`, {
+    token: tokens.alice,
+    body: { type: 'approve' },
+  });
+
+test("a run's stream: live events with ids, Last-Event-ID resume, 204 once finished", async () => {
+  const runId = await stack.startRun('bank', 'events: run stream', tokens.victor, transfer, say('Sent.'));
+  const stream = await openSse(`${stack.url}/api/runs/${runId}/events`, tokens.alice);
+  assert.equal(stream.status, 200);
+  const requested = await stream.until((m) => m.event === 'approval.requested');
+  assert.equal(requested[0]!.event, 'run.started');
+  const event = requested.at(-1)!.data as RunEvent;
+  assert.equal(requested.at(-1)!.id, String(event.id));
+  assert.equal(event.runId, runId);
+
+  assert.equal((await approve(event.trackingId!)).status, 200);
+  const rest = await stream.until((m) => m.event === 'run.finished');
+  const types = rest.map((m) => m.event);
+  assert.ok(types.includes('approval.decided'));
+  assert.ok(types.includes('tool.ran'));
+  const ids = [...requested, ...rest].map((m) => Number(m.id));
+  assert.deepEqual(
+    ids,
+    [...ids].sort((a, b) => a - b),
+  );
+  assert.equal(new Set(ids).size, ids.length);
+  const end = await stream.next();
+  assert.equal(end?.event, 'end');
+  stream.close();
+
+  // Resume after the approval request: exactly the later events, once.
+  const resumed = await openSse(`${stack.url}/api/runs/${runId}/events`, tokens.alice, String(event.id));
+  const again = await resumed.until((m) => m.event === 'run.finished');
+  assert.deepEqual(
+    again.map((m) => m.id),
+    rest.map((m) => m.id),
+  );
+  resumed.close();
+
+  const done = await openSse(`${stack.url}/api/runs/${runId}/events`, tokens.alice, rest.at(-1)!.id);
+  assert.equal(done.status, 204);
+  done.close();
+});
+
+test('run streams refuse unknown runs and bad resume ids', async () => {
+  const missing = await stack.http('GET', '/api/runs/run-nope/events', { token: tokens.alice });
+  assert.equal(missing.status, 404);
+  const runId = await stack.startRun('bank', 'events: bad id', tokens.victor, say('Hi.'));
+  const bad = await stack.http('GET', `/api/runs/${runId}/events`, {
+    token: tokens.alice,
+    headers: { 'last-event-id': 'yesterday' },
+  });
+  assert.equal(bad.status, 400);
+});
+
+test('the global stream carries every run, and resumes from a Last-Event-ID', async () => {
+  const stream = await openSse(`${stack.url}/api/events`, tokens.alice);
+  assert.equal(stream.status, 200);
+  const runId = await stack.startRun('bank', 'events: global', tokens.victor, transfer, say('Sent.'));
+  const seen = await stream.until(
+    (m) => m.event === 'approval.requested' && (m.data as RunEvent).runId === runId,
+  );
+  const requested = seen.at(-1)!;
+  assert.match(requested.id, new RegExp(`^\\d+~${runId}~\\d+$`));
+  stream.close();
+
+  // Decided while nobody listened; a subscriber resuming from its last id still gets it.
+  assert.equal((await approve((requested.data as RunEvent).trackingId!)).status, 200);
+  await stack.result(runId);
+  const resumed = await openSse(`${stack.url}/api/events`, tokens.alice, requested.id);
+  const later = await resumed.until(
+    (m) => m.event === 'run.finished' && (m.data as RunEvent).runId === runId,
+  );
+  const mine = later.filter((m) => (m.data as RunEvent).runId === runId);
+  assert.ok(mine.some((m) => m.event === 'approval.decided'));
+  assert.ok(!mine.some((m) => m.id === requested.id || m.event === 'run.started'));
+  resumed.close();
+});

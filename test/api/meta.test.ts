@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { tokens } from '../support/api-agents.js';
+import { startStack, type Stack } from '../support/stack.js';
+
+let stack: Stack;
+before(async () => {
+  stack = await startStack();
+});
+after(async () => {
+  await stack?.close();
+});
+
+test('every /api route needs a bearer token: 401 with a JSON error', async () => {
+  const routes: [string, string][] = [
+    ['GET', '/api/runs'],
+    ['POST', '/api/runs'],
+    ['GET', '/api/runs/run-x'],
+    ['POST', '/api/runs/run-x/cancel'],
+    ['GET', '/api/runs/run-x/events'],
+    ['GET', '/api/approvals'],
+    ['GET', '/api/approvals/run-x.1'],
+    ['POST', '/api/approvals/run-x.1/decision'],
+    ['GET', '/api/approvals/run-x.1/decisions/r1'],
+    ['GET', '/api/agents'],
+    ['GET', '/api/events'],
+  ];
+  for (const [method, route] of routes) {
+    const none = await stack.http(method, route);
+    assert.equal(none.status, 401, `${method} ${route} without a token`);
+    assert.equal(none.body.error.code, 'unauthorized');
+    assert.match(none.headers.get('www-authenticate') ?? '', /^Bearer/);
+    const wrong = await stack.http(method, route, { token: 'not-a-token-of-anyone-at-all' });
+    assert.equal(wrong.status, 401, `${method} ${route} with an unknown token`);
+  }
+});
+
+test('GET /api/me names the approver and never echoes the token', async () => {
+  const me = await stack.http('GET', '/api/me', { token: tokens.bob });
+  assert.equal(me.status, 200);
+  assert.deepEqual(me.body.approver.roles, ['treasurer']);
+  assert.equal(me.body.approver.id, 'bob');
+  assert.ok(!me.text.includes(tokens.bob));
+});
+
+test('GET /api/agents lists agents, tools, JSON schemas and policies', async () => {
+  const answer = await stack.http('GET', '/api/agents', { token: tokens.alice });
+  assert.equal(answer.status, 200);
+  const bank = answer.body.agents.find((a: { name: string }) => a.name === 'bank');
+  assert.ok(bank);
+  const transfer = bank.tools.find((t: { name: string }) => t.name === 'transfer');
+  assert.equal(transfer.parameters.type, 'object');
+  assert.deepEqual(transfer.parameters.required, ['from', 'to', 'amount']);
+  assert.deepEqual(transfer.approval.editableFields, ['amount', 'memo']);
+  assert.deepEqual(transfer.approval.approvers, ['admin', 'treasurer']);
+  assert.equal(bank.model, 'fake-model');
+});
+
+test('GET /api/openapi.json is public and derived from the protocol schemas', async () => {
+  const answer = await stack.http('GET', '/api/openapi.json');
+  assert.equal(answer.status, 200);
+  const doc = answer.body;
+  assert.equal(doc.openapi, '3.1.0');
+  for (const path of [
+    '/api/runs',
+    '/api/runs/{runId}',
+    '/api/runs/{runId}/cancel',
+    '/api/runs/{runId}/events',
+    '/api/events',
+    '/api/approvals',
+    '/api/approvals/{trackingId}',
+    '/api/approvals/{trackingId}/decision',
+    '/api/approvals/{trackingId}/decisions/{requestId}',
+    '/api/agents',
+  ]) {
+    assert.ok(doc.paths[path], `documents ${path}`);
+  }
+  const decision = doc.components.schemas.Decision;
+  assert.deepEqual(
+    decision.oneOf.map((o: { properties: { type: { const: string } } }) => o.properties.type.const),
+    ['approve', 'edit', 'reject', 'respond'],
+  );
+  assert.ok(doc.paths['/api/approvals/{trackingId}/decision'].post.responses['409']);
+  // Every reference resolves inside the document.
+  const refs = [...answer.text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+  assert.ok(refs.length > 10);
+  for (const name of refs) assert.ok(doc.components.schemas[name], `component ${name} exists`);
+});
+
+test('unknown API routes are JSON 404s; the inbox is served at /', async () => {
+  const missing = await stack.http('GET', '/api/nothing-here', { token: tokens.alice });
+  assert.equal(missing.status, 404);
+  assert.equal(typeof missing.body.error.message, 'string');
+  const page = await stack.http('GET', '/');
+  assert.equal(page.status, 200);
+  assert.match(page.text, /<title>Countersign inbox<\/title>/);
+  assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'self'/);
+});
+
+test('bodies are size-limited and must be JSON', async () => {
+  const broken = await stack.http('POST', '/api/runs', {
+    token: tokens.alice,
+    body: '{"agent": "bank", ',
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.equal(broken.status, 400);
+  assert.equal(broken.body.error.code, 'invalid_json');
+  const huge = await stack.http('POST', '/api/runs', {
+    token: tokens.alice,
+    body: { agent: 'bank', input: 'x'.repeat(400_000) },
+  });
+  assert.equal(huge.status, 413);
+  assert.equal(huge.body.error.code, 'too_large');
+});

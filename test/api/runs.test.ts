@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { call, calls, say } from '../support/fake-model.js';
+import { tokens } from '../support/api-agents.js';
+import { startStack, type Stack } from '../support/stack.js';
+
+let stack: Stack;
+before(async () => {
+  stack = await startStack();
+});
+after(async () => {
+  await stack?.close();
+});
+
+const transfer = (amount: number) => calls(call('transfer', { from: 'ops', to: 'acme', amount }));
+
+test('POST /api/runs starts a run: 201 with its id and location', async () => {
+  stack.fake.script('runs: hello', say('Hello there.'));
+  const answer = await stack.http('POST', '/api/runs', {
+    token: tokens.alice,
+    body: { agent: 'bank', input: 'runs: hello' },
+  });
+  assert.equal(answer.status, 201);
+  assert.match(answer.body.runId, /^run-/);
+  assert.equal(answer.headers.get('location'), `/api/runs/${answer.body.runId}`);
+  const output = await stack.result(answer.body.runId);
+  assert.equal(output.status, 'completed');
+
+  const run = await stack.http('GET', `/api/runs/${answer.body.runId}`, { token: tokens.alice });
+  assert.equal(run.status, 200);
+  assert.equal(run.body.status, 'completed');
+  assert.equal(run.body.output, 'Hello there.');
+  assert.equal(run.body.requester, 'alice');
+  assert.deepEqual(
+    run.body.transcript.map((m: { role: string }) => m.role),
+    ['system', 'user', 'assistant'],
+  );
+});
+
+test('POST /api/runs refuses bad bodies and unknown agents with field errors', async () => {
+  const unknown = await stack.http('POST', '/api/runs', {
+    token: tokens.alice,
+    body: { agent: 'nobody', input: 'x' },
+  });
+  assert.equal(unknown.status, 400);
+  assert.equal(unknown.body.error.fields[0].path, 'agent');
+  const missing = await stack.http('POST', '/api/runs', { token: tokens.alice, body: { agent: 'bank' } });
+  assert.equal(missing.status, 400);
+  assert.deepEqual(
+    missing.body.error.fields.map((f: { path: string }) => f.path),
+    ['input'],
+  );
+  const extra = await stack.http('POST', '/api/runs', {
+    token: tokens.alice,
+    body: { agent: 'bank', input: 'x', admin: true },
+  });
+  assert.equal(extra.status, 400);
+});
+
+test('GET /api/runs/:runId shows a waiting run: status, transcript, pending approvals, audit', async () => {
+  const runId = await stack.startRun('bank', 'runs: waiting', tokens.bob, transfer(1500), say('Sent.'));
+  const [pending] = await stack.waitForPending(runId);
+  const run = await stack.http('GET', `/api/runs/${runId}`, { token: tokens.alice });
+  assert.equal(run.status, 200);
+  assert.equal(run.body.status, 'waiting');
+  assert.equal(run.body.pending.length, 1);
+  assert.equal(run.body.pending[0].trackingId, pending!.trackingId);
+  assert.equal(run.body.pending[0].tool, 'transfer');
+  assert.ok(
+    run.body.transcript.some(
+      (m: { role: string; tool_calls?: unknown[] }) => m.role === 'assistant' && m.tool_calls,
+    ),
+  );
+  assert.ok(
+    run.body.audit.some(
+      (e: { type: string; trackingId: string }) =>
+        e.type === 'approval.requested' && e.trackingId === pending!.trackingId,
+    ),
+  );
+  assert.ok(
+    run.body.audit.every(
+      (e: { type: string }) => e.type.startsWith('approval.') || e.type === 'decision.refused',
+    ),
+  );
+});
+
+test('GET /api/runs lists runs, filtered by agent and status', async () => {
+  const opsRun = await stack.startRun(
+    'ops',
+    'runs: deploy',
+    tokens.alice,
+    calls(call('deploy', { service: 'web', version: '2' })),
+    say('Deployed.'),
+  );
+  await stack.waitForPending(opsRun);
+  const all = await stack.http('GET', '/api/runs', { token: tokens.alice });
+  assert.equal(all.status, 200);
+  const mine = all.body.runs.find((r: { runId: string }) => r.runId === opsRun);
+  assert.deepEqual(
+    { agent: mine.agent, status: mine.status, pending: mine.pending },
+    { agent: 'ops', status: 'waiting', pending: 1 },
+  );
+  assert.equal(typeof mine.startedAt, 'string');
+
+  const ops = await stack.http('GET', '/api/runs?agent=ops', { token: tokens.alice });
+  assert.ok(ops.body.runs.length >= 1);
+  assert.ok(ops.body.runs.every((r: { agent: string }) => r.agent === 'ops'));
+
+  const waiting = await stack.http('GET', '/api/runs?status=waiting', { token: tokens.alice });
+  assert.ok(waiting.body.runs.some((r: { runId: string }) => r.runId === opsRun));
+  assert.ok(waiting.body.runs.every((r: { status: string }) => r.status === 'waiting'));
+  const completed = await stack.http('GET', '/api/runs?status=completed', { token: tokens.alice });
+  assert.ok(completed.body.runs.every((r: { status: string }) => r.status === 'completed'));
+  assert.ok(!completed.body.runs.some((r: { runId: string }) => r.runId === opsRun));
+
+  const bad = await stack.http('GET', '/api/runs?status=sleeping', { token: tokens.alice });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.error.fields[0].path, 'status');
+});
+
+test('POST /api/runs/:runId/cancel settles pending approvals as cancelled and ends the run', async () => {
+  const runId = await stack.startRun('bank', 'runs: cancel me', tokens.bob, transfer(2000), say('never'));
+  const [pending] = await stack.waitForPending(runId);
+  const cancel = await stack.http('POST', `/api/runs/${runId}/cancel`, { token: tokens.alice });
+  assert.equal(cancel.status, 202);
+  assert.deepEqual(cancel.body, { runId, status: 'cancelling' });
+  const output = await stack.result(runId).catch(() => ({ status: 'cancelled' }));
+  assert.equal(output.status, 'cancelled');
+
+  const run = await stack.http('GET', `/api/runs/${runId}`, { token: tokens.alice });
+  assert.equal(run.body.status, 'cancelled');
+  assert.equal(run.body.pending.length, 0);
+  const approval = await stack.http('GET', `/api/approvals/${pending!.trackingId}`, { token: tokens.alice });
+  assert.equal(approval.body.status, 'cancelled');
+
+  const again = await stack.http('POST', `/api/runs/${runId}/cancel`, { token: tokens.alice });
+  assert.equal(again.status, 409);
+  const listed = await stack.http('GET', '/api/runs?status=cancelled', { token: tokens.alice });
+  assert.ok(listed.body.runs.some((r: { runId: string }) => r.runId === runId));
+});
+
+test('unknown runs are 404s', async () => {
+  for (const [method, route] of [
+    ['GET', '/api/runs/run-does-not-exist'],
+    ['POST', '/api/runs/run-does-not-exist/cancel'],
+    ['GET', '/api/runs/not%20an%20id'],
+  ] as const) {
+    const answer = await stack.http(method, route, { token: tokens.alice });
+    assert.equal(answer.status, 404, `${method} ${route}`);
+    assert.equal(answer.body.error.code, 'not_found');
+  }
+});

@@ -1,0 +1,246 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Running } from '../start/running.js';
+
+const BIN = fileURLToPath(new URL('../../bin/countersign.js', import.meta.url));
+const TRANSFER = ['Transfer', '$2,500', 'from', '4242 4242 4242 4242', 'to', '5555 5555 5555 4444'];
+
+let cs: Running;
+before(async () => {
+  cs = await Running.start();
+});
+after(() => cs.stop());
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, COUNTERSIGN_URL: cs.url, COUNTERSIGN_TOKEN: cs.token, ...extra };
+}
+
+/** Runs `countersign ...` as a user would, in a process of its own. */
+function cli(args: string[], environment = env()): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: environment,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function ok(args: string[]): Promise<string> {
+  const result = await cli(args);
+  assert.equal(result.code, 0, `countersign ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
+}
+
+async function startTransfer(): Promise<{ runId: string; trackingId: string }> {
+  const out = await ok(['runs', 'start', 'bank-transfer', ...TRANSFER]);
+  const runId = /Started (\S+)/.exec(out)?.[1];
+  assert.ok(runId, out);
+  return { runId, trackingId: (await cs.pendingOne(runId)).trackingId };
+}
+
+test('runs start, approvals list, edit (invalid, then valid), runs show', async () => {
+  const { runId, trackingId } = await startTransfer();
+  assert.match(
+    await ok(['approvals', 'list']),
+    new RegExp(`${trackingId.replace('.', '\\.')}\\s+bank-transfer\\s+transfer\\s+pending`),
+  );
+  assert.match(await ok(['runs', 'list']), new RegExp(`${runId}\\s+bank-transfer\\s+waiting\\s+1`));
+
+  const invalid = await cli(['edit', trackingId, '--args', '{"to":"1234"}']);
+  assert.equal(invalid.code, 1);
+  assert.match(invalid.stderr, /HTTP 400/);
+  assert.match(invalid.stderr, /args\.to: /);
+
+  assert.equal(
+    (await ok(['edit', trackingId, '--args', '{"amount":2000}', '--message', 'Limit for today'])).trim(),
+    `${trackingId}: edited`,
+  );
+  const run = await cs.finished(runId);
+  assert.match(run.output!, /changed the amount from \$2,500\.00 to \$2,000\.00/);
+
+  const shown = await ok(['runs', 'show', runId]);
+  assert.match(shown, /status: completed/);
+  assert.match(
+    shown,
+    /approval\.decided .* edit by admin via cli "Limit for today" changes: \/amount: 2500 -> 2000/,
+  );
+  const json = JSON.parse(await ok(['--json', 'runs', 'show', runId])) as { status: string };
+  assert.equal(json.status, 'completed');
+});
+
+test('approve, reject with a message, and a second decision refused', async () => {
+  const approved = await startTransfer();
+  assert.equal((await ok(['approve', approved.trackingId])).trim(), `${approved.trackingId}: approved`);
+  await cs.finished(approved.runId);
+
+  const rejected = await startTransfer();
+  assert.equal(
+    (await ok(['reject', rejected.trackingId, '--message', 'Not today'])).trim(),
+    `${rejected.trackingId}: rejected`,
+  );
+  assert.match((await cs.finished(rejected.runId)).output!, /Not today/);
+
+  const again = await cli(['approve', rejected.trackingId]);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /HTTP 409/);
+});
+
+test('respond answers an ask_human question', async () => {
+  const out = await ok([
+    'runs',
+    'start',
+    'support-email',
+    'Email the customer that we received their message',
+  ]);
+  const runId = /Started (\S+)/.exec(out)![1]!;
+  const question = await cs.pendingOne(runId);
+  assert.equal(
+    (await ok(['respond', question.trackingId, '--result', '"pat@example.com"'])).trim(),
+    `${question.trackingId}: responded`,
+  );
+  const email = await cs.pendingOne(runId, new Set([question.trackingId]));
+  assert.equal(email.args.to, 'pat@example.com');
+  await ok(['reject', email.trackingId, '--message', 'No need']);
+});
+
+test('errors: clear messages and a non-zero exit', async () => {
+  const badToken = await cli(['runs', 'list'], env({ COUNTERSIGN_TOKEN: 'not-a-real-token-at-all' }));
+  assert.equal(badToken.code, 1);
+  assert.match(badToken.stderr, /HTTP 401: .*--token or COUNTERSIGN_TOKEN/);
+
+  const down = await cli(['runs', 'list'], env({ COUNTERSIGN_URL: 'http://127.0.0.1:9' }));
+  assert.equal(down.code, 1);
+  assert.match(down.stderr, /cannot reach Countersign at http:\/\/127\.0\.0\.1:9 .*COUNTERSIGN_URL/);
+
+  const unknown = await cli(['approve', 'run-nope.1']);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /HTTP 404/);
+
+  const badJson = await cli(['respond', 'run-nope.1', '--result', '{nope']);
+  assert.equal(badJson.code, 1);
+  assert.match(badJson.stderr, /--result is not valid JSON/);
+
+  const missing = await cli(['reject', 'run-nope.1']);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /required option '--message <text>'/);
+
+  const agent = await cli(['runs', 'start', 'no-such-agent', 'hello']);
+  assert.equal(agent.code, 1);
+  assert.match(agent.stderr, /HTTP 400: no agent no-such-agent/);
+});
+
+test('the token defaults to the admin token in the data dir', async () => {
+  const environment = env({ COUNTERSIGN_DATA_DIR: cs.dataDir });
+  delete environment.COUNTERSIGN_TOKEN;
+  const result = await cli(['approvals', 'list'], environment);
+  assert.equal(result.code, 0, result.stderr);
+});
+
+/** A `countersign watch` process, read as a person reads a terminal: from where they last looked. */
+class Terminal {
+  private output = '';
+  private read = 0;
+  private stderr = '';
+  private readonly waiters = new Set<() => void>();
+  readonly exited: Promise<number | null>;
+  private readonly child;
+
+  constructor(args: string[]) {
+    this.child = spawn(process.execPath, [BIN, ...args], { env: env(), stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdout.on('data', (d: Buffer) => {
+      this.output += d.toString();
+      this.waiters.forEach((wake) => wake());
+    });
+    this.child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    this.exited = new Promise((resolve) => this.child.on('close', resolve));
+  }
+
+  /** Waits for `pattern` in the output not read yet, and reads up to its end. */
+  async until(pattern: RegExp): Promise<RegExpExecArray> {
+    for (;;) {
+      const match = pattern.exec(this.output.slice(this.read));
+      if (match) {
+        this.read += match.index + match[0].length;
+        return match;
+      }
+      const closed = await new Promise<boolean>((resolve) => {
+        const wake = () => {
+          this.waiters.delete(wake);
+          resolve(false);
+        };
+        this.waiters.add(wake);
+        void this.exited.then(() => resolve(true));
+      });
+      if (closed && !pattern.test(this.output.slice(this.read))) {
+        throw new Error(`watch exited before printing ${pattern}:\n${this.output}\n${this.stderr}`);
+      }
+    }
+  }
+
+  type(line: string): void {
+    this.child.stdin.write(`${line}\n`);
+  }
+
+  /**
+   * Decides `trackingId` when the watcher shows it, skipping anything else it shows first (other
+   * test files may share a real Temporal cluster).
+   */
+  async decide(trackingId: string, key: string, reason?: string): Promise<string> {
+    for (;;) {
+      const card = await this.until(/Approval (\S+) [\s\S]*?Decide: [^\n]*> /);
+      if (card[1] !== trackingId) {
+        this.type('k');
+        continue;
+      }
+      this.type(key);
+      if (reason !== undefined) {
+        await this.until(/Reason[^\n]*> /);
+        this.type(reason);
+      }
+      await this.until(new RegExp(`${trackingId.replace('.', '\\.')}: \\w+`));
+      return card[0];
+    }
+  }
+
+  async close(): Promise<number | null> {
+    this.child.stdin.end();
+    return this.exited;
+  }
+
+  get errors(): string {
+    return this.stderr;
+  }
+}
+
+test('watch: approvals arrive live and are decided from the terminal', async () => {
+  const terminal = new Terminal(['watch', '--agent', 'bank-transfer']);
+  await terminal.until(/Watching .* pending\./);
+
+  const first = await cs.startRun('bank-transfer', TRANSFER.join(' '));
+  const card = await terminal.decide(`${first}.1`, 'a');
+  assert.match(
+    card,
+    /request: Transfer \$2,500[\s\S]*"amount": 2500[\s\S]*Decide: \[a\]pprove \/ \[e\]dit \/ \[r\]eject/,
+  );
+  assert.match((await cs.finished(first)).output!, /Transferred \$2,500\.00/);
+
+  const second = await cs.startRun('bank-transfer', TRANSFER.join(' '));
+  await terminal.decide(`${second}.1`, 'r', 'Over the daily limit');
+  assert.match((await cs.finished(second)).output!, /Over the daily limit/);
+
+  assert.equal(await terminal.close(), 0, terminal.errors);
+});

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { after, before, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { call, calls, say } from '../support/fake-model.js';
+import { toolRuns, tokens } from '../support/api-agents.js';
+import { startStack, type Stack } from '../support/stack.js';
+
+let stack: Stack;
+let browser: Browser;
+let page: Page;
+
+before(async () => {
+  stack = await startStack();
+  browser = await chromium.launch({
+    executablePath: execFileSync('which', ['chromium']).toString().trim(),
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
+  });
+  page = await browser.newPage();
+  page.setDefaultTimeout(30_000);
+  await page.goto(stack.url);
+  await page.getByLabel('Approver token').fill(tokens.alice);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  await page.locator('#live', { hasText: 'live' }).waitFor();
+});
+
+after(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+/** Starts a transfer run and opens its approval from the inbox, where it arrives live. */
+async function openNewApproval(input: string, args: Record<string, unknown>) {
+  await page.goto(`${stack.url}/#/`);
+  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  const runId = await stack.startRun(
+    'bank',
+    input,
+    tokens.victor,
+    calls(call('transfer', args)),
+    say(`Finished ${input}.`),
+  );
+  const [pending] = await stack.waitForPending(runId);
+  await page.locator(`a[href="#/approvals/${encodeURIComponent(pending!.trackingId)}"]`).click();
+  await page.getByRole('heading', { name: /transfer/ }).waitFor();
+  return { runId, trackingId: pending!.trackingId };
+}
+
+const status = async (trackingId: string) =>
+  (await stack.http('GET', `/api/approvals/${trackingId}`, { token: tokens.alice })).body.status;
+
+test('an invalid edit shows its error and changes nothing; a valid edit is applied and the run finishes', async () => {
+  const hostile = '<img src=x onerror=window.pwned=1>';
+  const { runId, trackingId } = await openNewApproval('e2e: edit', {
+    from: 'ops',
+    to: 'acme',
+    amount: 1500,
+    memo: hostile,
+  });
+  // Attacker-controlled arguments are shown as text, never as markup.
+  assert.equal(await page.locator('#main img').count(), 0);
+  assert.ok((await page.locator('pre.args').textContent())?.includes(hostile));
+  assert.equal(await page.evaluate('window.pwned'), undefined);
+  // The model's context is there.
+  await page.getByText('Asked:').waitFor();
+  assert.equal(await page.getByLabel(/^to/).isDisabled(), true);
+
+  const amount = page.getByLabel(/^amount/);
+  await amount.fill('-5');
+  await page.getByText('must be more than 0').waitFor();
+  assert.equal(await amount.getAttribute('aria-invalid'), 'true');
+  await page.getByRole('button', { name: 'Approve with edits' }).click();
+  await page.getByText('Some arguments are not valid').waitFor();
+  assert.equal(await status(trackingId), 'pending');
+
+  await amount.fill('250');
+  await page.locator('.diff-box del', { hasText: '1500' }).waitFor();
+  await page.locator('.diff-box ins', { hasText: '250' }).waitFor();
+  await page.getByRole('button', { name: 'Reset to proposed' }).click();
+  assert.equal(await amount.inputValue(), '1500');
+  await amount.fill('250');
+  await page.getByRole('button', { name: 'Approve with edits' }).click();
+  await page.getByRole('heading', { name: 'Outcome' }).waitFor();
+  await page.locator('section[aria-label="Outcome"] .chip', { hasText: 'edited' }).waitFor();
+
+  const output = await stack.result(runId);
+  assert.equal(output.status, 'completed');
+  assert.deepEqual(
+    toolRuns.filter((r) => r.runId === runId).map((r) => r.args.amount),
+    [250],
+  );
+  await page.locator('.audit li', { hasText: 'approval.decided' }).first().waitFor();
+});
+
+test('approve as proposed, and the run view shows it finished', async () => {
+  const { runId, trackingId } = await openNewApproval('e2e: approve', {
+    from: 'ops',
+    to: 'acme',
+    amount: 75,
+  });
+  await page.getByRole('button', { name: 'Approve', exact: true }).click();
+  await page.locator('section[aria-label="Outcome"] .chip', { hasText: 'approved' }).waitFor();
+  assert.equal(await status(trackingId), 'approved');
+  assert.equal((await stack.result(runId)).status, 'completed');
+
+  await page.getByRole('link', { name: runId }).click();
+  await page.getByRole('heading', { name: 'Answer' }).waitFor();
+  await page.locator('.output', { hasText: 'Finished e2e: approve.' }).waitFor();
+  await page.locator('h1 .chip', { hasText: 'completed' }).waitFor();
+});
+
+test('reject with a reason; the decided list shows it', async () => {
+  const { runId, trackingId } = await openNewApproval('e2e: reject', {
+    from: 'ops',
+    to: 'mallory',
+    amount: 9000,
+  });
+  await page.getByLabel(/^Reason/).fill('Unknown payee.');
+  await page.getByRole('button', { name: 'Reject' }).click();
+  await page.locator('section[aria-label="Outcome"] .chip', { hasText: 'rejected' }).waitFor();
+  await page.locator('section[aria-label="Audit trail"]', { hasText: 'Unknown payee.' }).waitFor();
+  assert.equal(await status(trackingId), 'rejected');
+  assert.equal((await stack.result(runId)).status, 'completed');
+  assert.equal(toolRuns.filter((r) => r.runId === runId).length, 0);
+
+  await page.getByRole('link', { name: 'Decided' }).click();
+  await page.locator(`a[href="#/approvals/${encodeURIComponent(trackingId)}"]`).waitFor();
+});
+
+test('usable on a phone: no sideways scrolling', async () => {
+  const phone = await browser.newPage({ viewport: { width: 375, height: 740 } });
+  await phone.goto(stack.url);
+  await phone.getByLabel('Approver token').fill(tokens.alice);
+  await phone.getByRole('button', { name: 'Sign in' }).click();
+  await phone.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  await phone.goto(`${stack.url}/#/decided`);
+  await phone.getByRole('heading', { name: 'Decided' }).waitFor();
+  const overflow = Number(await phone.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+  assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+  await phone.close();
+});
+
+test('plan review: reorder, extend with a validated step, approve; the steps run in the approved order', async () => {
+  await page.goto(`${stack.url}/#/`);
+  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  const runId = await stack.startRun(
+    'release',
+    'e2e: plan',
+    tokens.victor,
+    calls(call('build', { target: 'app' }), call('publish', { channel: 'beta' })),
+    say('Released.'),
+  );
+  const [pending] = await stack.waitForPending(runId);
+  assert.equal(pending!.kind, 'plan');
+  await page.locator(`a[href="#/approvals/${encodeURIComponent(pending!.trackingId)}"]`).click();
+  await page.getByRole('button', { name: 'Approve plan' }).waitFor();
+
+  await page.getByRole('button', { name: 'Move step 2 up' }).click();
+  assert.match(
+    (await page.getByRole('textbox', { name: /^Step 1:/ }).inputValue()).replace(/\s/g, ''),
+    /"channel":"beta"/,
+  );
+  await page.getByLabel('Add a step calling').selectOption('build');
+  await page.getByRole('button', { name: 'Add step' }).click();
+  await page.getByRole('button', { name: 'Approve edited plan' }).click();
+  await page.getByText('target is required').waitFor();
+  assert.equal(await status(pending!.trackingId), 'pending');
+
+  await page.getByRole('textbox', { name: /^Step 3:/ }).fill('{ "target": "docs" }');
+  await page.getByRole('button', { name: 'Approve edited plan' }).click();
+  await page.locator('section[aria-label="Outcome"] .chip', { hasText: 'edited' }).waitFor();
+  assert.equal((await stack.result(runId)).status, 'completed');
+  assert.deepEqual(
+    toolRuns.filter((r) => r.runId === runId).map((r) => `${r.tool}:${Object.values(r.args).join()}`),
+    ['publish:beta', 'build:app', 'build:docs'],
+  );
+});

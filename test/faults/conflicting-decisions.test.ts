@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readExecutions } from './support/executions.js';
+import { appliedText } from './support/fault-agents.js';
+import { finalView, startPlannedRuns } from './support/fault-runs.js';
+import { startFaultStack } from './support/fault-stack.js';
+import type { Choice } from './support/invariants.js';
+import { seededRandom } from './support/random.js';
+
+const CONTENDERS = 50;
+
+test(`${CONTENDERS} concurrent conflicting decisions on one approval: exactly one wins, the others get 409`, async (t) => {
+  const random = seededRandom('conflicting-decisions');
+  // A long decision wait: every answer is the workflow's verdict, never a 202.
+  const fs = await startFaultStack({ reviewers: 3, decisionWaitMs: 60_000 });
+  t.after(() => fs.close());
+  const [run] = await startPlannedRuns(fs, random, 1);
+  await fs.reviewers[0]!.retry<{ status?: string }>('GET', `/api/approvals/${run!.trackingId}`, undefined, (r) => r.body.status === 'pending');
+
+  const choices: Choice[] = Array.from({ length: CONTENDERS }, () => random.pick(['approve', 'edit', 'reject'] as const));
+  const replies = await Promise.all(
+    choices.map((choice, i) => {
+      const body =
+        choice === 'edit'
+          ? { type: 'edit', args: { ref: run!.ref, amount: 1000 + i } }
+          : choice === 'reject'
+            ? { type: 'reject', message: `contender ${i}` }
+            : { type: 'approve' };
+      return fs.reviewers[i % fs.reviewers.length]!.send<{ outcome?: { status: string } }>(
+        'POST',
+        `/api/approvals/${run!.trackingId}/decision`,
+        body,
+      );
+    }),
+  );
+
+  const statuses = replies.map((r) => r.status);
+  const winners = statuses.flatMap((s, i) => (s === 200 ? [i] : []));
+  assert.equal(winners.length, 1, `statuses: ${statuses.join(',')}`);
+  assert.deepEqual(statuses.filter((s) => s !== 200), new Array(CONTENDERS - 1).fill(409));
+
+  const winner = winners[0]!;
+  const choice = choices[winner]!;
+  const view = await finalView(fs.reviewers[0]!, run!);
+  const expected = { approve: 'approved', edit: 'edited', reject: 'rejected' }[choice];
+  assert.equal(view.approvalStatus, expected);
+  assert.equal(view.status, 'completed');
+  const applied = readExecutions(fs.executionsFile).filter((e) => e.kind === 'applied');
+  if (choice === 'reject') {
+    assert.equal(applied.length, 0);
+  } else {
+    const amount = choice === 'edit' ? 1000 + winner : run!.amount;
+    assert.equal(applied.length, 1);
+    assert.equal(applied[0]!.args.amount, amount);
+    assert.ok(view.output?.includes(appliedText(run!.ref, amount)));
+  }
+});

@@ -1,0 +1,26 @@
+import { Client, Connection } from '@temporalio/client';
+import { createApi } from '../../../api/create-api.js';
+import { listen } from '../../../api/listen.js';
+import { registerSearchAttributes } from '../../../client/index.js';
+import { DEFAULT_TASK_QUEUE } from '../../../protocol/index.js';
+import { reportReady } from '../support/child.js';
+import { loadStackSettings } from './settings.js';
+
+// One API instance, as its own process so it can be killed with SIGKILL and restarted.
+const settings = await loadStackSettings();
+const connection = await Connection.connect({ address: settings.temporalAddress });
+await registerSearchAttributes(connection, 'default');
+const app = createApi({
+  client: new Client({ connection, namespace: 'default' }),
+  namespace: 'default',
+  taskQueue: DEFAULT_TASK_QUEUE,
+  agents: settings.agents,
+  approvers: settings.approvers,
+  signingSecret: settings.signingSecret,
+  publicUrl: settings.publicUrl,
+  dataDir: settings.dataDir,
+  defaultModel: 'stack-model',
+  decisionWaitMs: settings.decisionWaitMs,
+});
+const { url } = await listen(app, settings.port);
+reportReady({ url });

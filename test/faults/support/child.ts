@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** What a child sends its parent over IPC. */
+export type ChildMessage =
+  | { type: 'ready'; info: Record<string, unknown> }
+  | { type: 'reply'; id: number; value: unknown }
+  | { type: 'error'; id: number; message: string };
+
+export function reportReady(info: Record<string, unknown>): void {
+  process.send?.({ type: 'ready', info } satisfies ChildMessage);
+}
+
+export interface ChildSpec {
+  label: string;
+  /** A TypeScript file, relative to the repository root or absolute. */
+  file: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** How to tell it is up: it calls `reportReady`, or it accepts TCP connections on a port. */
+  ready: 'ipc' | { port: number };
+  timeoutMs?: number;
+}
+
+export interface Child {
+  spec: ChildSpec;
+  pid: number;
+  process: ChildProcess;
+  info: Record<string, unknown>;
+  exited: boolean;
+  /** Ask the child to do something and wait for its answer (see `answerRequests`). */
+  request<T>(message: Record<string, unknown>): Promise<T>;
+  /** SIGKILL, and wait until it is gone. */
+  kill(): Promise<void>;
+}
+
+// Children never outlive their parent, however it ends (a failed assertion, an exception).
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const proc of live) proc.kill('SIGKILL');
+});
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Starts a TypeScript file in a node process of its own (tsx as a loader, so the pid is the very
+ * process doing the work) and waits until it is ready.
+ */
+export function startChild(spec: ChildSpec): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', spec.file, ...(spec.args ?? [])], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...spec.env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  live.add(proc);
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  let nextId = 1;
+  const child: Child = {
+    spec,
+    pid: proc.pid!,
+    process: proc,
+    info: {},
+    exited: false,
+    request<T>(body: Record<string, unknown>) {
+      const id = nextId++;
+      return new Promise<T>((resolve, reject) => {
+        pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+        proc.send({ ...body, id });
+      });
+    },
+    async kill() {
+      if (child.exited) return;
+      const gone = new Promise((resolve) => proc.once('exit', resolve));
+      proc.kill('SIGKILL');
+      await gone;
+    },
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`${spec.label} was not ready within ${spec.timeoutMs ?? 60_000} ms`));
+      proc.kill('SIGKILL');
+    }, spec.timeoutMs ?? 60_000);
+    proc.once('error', reject);
+    proc.once('exit', (code, signal) => {
+      child.exited = true;
+      live.delete(proc);
+      clearTimeout(timer);
+      const err = new Error(`${spec.label} exited (${signal ?? code})`);
+      reject(err);
+      for (const p of pending.values()) p.reject(err);
+      pending.clear();
+    });
+    proc.on('message', (raw) => {
+      const message = raw as ChildMessage;
+      if (message.type === 'ready') {
+        child.info = message.info;
+        clearTimeout(timer);
+        resolve(child);
+        return;
+      }
+      const waiter = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.type === 'reply') waiter?.resolve(message.value);
+      else waiter?.reject(new Error(`${spec.label}: ${message.message}`));
+    });
+    if (spec.ready !== 'ipc') {
+      const port = spec.ready.port;
+      void (async () => {
+        while (!child.exited && !(await portOpen(port))) await sleep(50);
+        if (!child.exited) {
+          clearTimeout(timer);
+          resolve(child);
+        }
+      })();
+    }
+  });
+}
+
+/** Child side of `request`: each message is handed to `handle`, and its result sent back. */
+export function answerRequests(handle: (message: Record<string, unknown>) => Promise<unknown>): void {
+  process.on('message', (raw) => {
+    const message = raw as Record<string, unknown> & { id: number };
+    handle(message).then(
+      (value) => process.send?.({ type: 'reply', id: message.id, value } satisfies ChildMessage),
+      (err: unknown) =>
+        process.send?.({
+          type: 'error',
+          id: message.id,
+          message: err instanceof Error ? (err.stack ?? err.message) : String(err),
+        } satisfies ChildMessage),
+    );
+  });
+  // The IPC channel ties the child to its parent: when the parent goes, so does the child.
+  process.on('disconnect', () => process.exit(0));
+}

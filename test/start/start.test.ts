@@ -1,0 +1,102 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startCountersign } from '../../main/start.js';
+import { Running, testEnv } from './running.js';
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'countersign-start-'));
+mkdirSync(path.join(dataDir, 'outbox'));
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** The run body of the curl the banner prints. */
+function curlBody(banner: string): { agent: string; input: string } {
+  const match = /-d '(\{.*\})'/.exec(banner);
+  assert.ok(match, 'the banner has a curl with a JSON body');
+  return JSON.parse(match[1]!) as { agent: string; input: string };
+}
+
+/** The notification is sent beside the approval request, so it may land a moment after. */
+async function outboxMail(trackingId: string): Promise<string[]> {
+  for (;;) {
+    const found = readdirSync(path.join(dataDir, 'outbox'), { withFileTypes: true })
+      .map((entry) => entry.name)
+      .filter((name) => name.includes(trackingId));
+    if (found.length > 0) return found;
+    await sleep(100);
+  }
+}
+
+let pendingAcrossRestart = '';
+let firstToken = '';
+let firstRun = '';
+
+test('npm start: banner, then one run from the printed curl through an approval to the end', async () => {
+  const cs = await Running.start(dataDir);
+  try {
+    const { banner } = cs.countersign;
+    assert.ok(banner.includes(`Inbox:        ${cs.url}/`));
+    assert.ok(banner.includes(`Admin token:  ${cs.token}`));
+    assert.ok(banner.includes(path.join(dataDir, 'outbox')));
+    assert.match(banner, /OFFLINE DEMO MODEL/);
+    assert.match(banner, /curl -s -X POST .*\/api\/runs/);
+    assert.equal(readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim(), cs.token);
+    firstToken = cs.token;
+
+    const { agent, input } = curlBody(banner);
+    const runId = await cs.startRun(agent, input);
+    firstRun = runId;
+    const approval = await cs.pendingOne(runId);
+    assert.equal(approval.tool, 'transfer');
+    const emails = await outboxMail(approval.trackingId);
+    assert.equal(emails.length, 1, 'the admin was emailed into the outbox');
+    assert.match(readFileSync(path.join(dataDir, 'outbox', emails[0]!), 'utf8'), /wants to call transfer/);
+    await cs.settle(approval.trackingId, { type: 'approve' });
+    const run = await cs.finished(runId);
+    assert.match(run.output!, /^\[offline demo model\] Transferred \$2,500\.00/);
+
+    // Left waiting on purpose: it must still be waiting after a restart.
+    pendingAcrossRestart = await cs.startRun(agent, input);
+    await cs.pendingOne(pendingAcrossRestart);
+  } finally {
+    await cs.stop();
+  }
+});
+
+test('a restart keeps runs, pending approvals and the admin token', async () => {
+  assert.ok(pendingAcrossRestart);
+  const cs = await Running.start(dataDir);
+  try {
+    assert.equal(cs.token, firstToken);
+    const approval = await cs.pendingOne(pendingAcrossRestart);
+    await cs.settle(approval.trackingId, { type: 'approve' });
+    // The ledger survived too: the second transfer starts from the first one's balances.
+    assert.match((await cs.finished(pendingAcrossRestart)).output!, /4242 4242 4242 4242: \$7,000\.00/);
+    const { body } = await cs.api<{ runs: { runId: string; status: string }[] }>('GET', '/api/runs');
+    const ours = body.runs.filter((r) => r.runId === firstRun || r.runId === pendingAcrossRestart);
+    assert.deepEqual(
+      ours.map((r) => r.status),
+      ['completed', 'completed'],
+    );
+  } finally {
+    await cs.stop();
+  }
+});
+
+test('a port in use is named, with how to change it', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as AddressInfo).port;
+  try {
+    await assert.rejects(
+      startCountersign({ env: testEnv(dataDir), port, devServerPort: 0 }),
+      (error: Error) => error.message.includes(`port ${port}`) && error.message.includes('PORT='),
+    );
+  } finally {
+    blocker.close();
+  }
+});

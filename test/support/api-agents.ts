@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { defineAgent, defineTool } from '../../define/index.js';
+import type { ApproverConfig } from '../../protocol/index.js';
+
+/** Agents for the API, email and inbox tests: one gated call each, with different policies. */
+
+/** Side effects per run, so tests can see a tool ran (and ran once) with which arguments. */
+export const toolRuns: { runId: string; tool: string; args: Record<string, unknown> }[] = [];
+
+const transfer = defineTool({
+  name: 'transfer',
+  description: 'Move money between accounts.',
+  parameters: z.object({
+    from: z.string().min(1),
+    to: z.string().min(1),
+    amount: z.number().positive().max(1_000_000),
+    memo: z.string().max(140).optional(),
+  }),
+  approval: {
+    decisions: ['approve', 'edit', 'reject', 'respond'],
+    editableFields: ['amount', 'memo'],
+    description: 'Transfer {{amount}} from {{from}} to {{to}}',
+    approvers: ['admin', 'treasurer'],
+  },
+  async execute(args, context) {
+    toolRuns.push({ runId: context.runId, tool: 'transfer', args });
+    return { transferred: args.amount, to: args.to };
+  },
+});
+
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploy a service.',
+  parameters: z.object({ service: z.string(), version: z.string() }),
+  approval: { decisions: ['approve', 'reject'], approvers: ['admin'] },
+  async execute(args, context) {
+    toolRuns.push({ runId: context.runId, tool: 'deploy', args });
+    return `deployed ${args.service}@${args.version}`;
+  },
+});
+
+const payout = defineTool({
+  name: 'payout',
+  description: 'Pay a supplier; two people must agree.',
+  parameters: z.object({ supplier: z.string(), amount: z.number().positive() }),
+  approval: { decisions: ['approve', 'reject'], approvers: ['admin', 'treasurer'], requiredApprovals: 2 },
+  async execute(args, context) {
+    toolRuns.push({ runId: context.runId, tool: 'payout', args });
+    return { paid: args.amount };
+  },
+});
+
+export const bank = defineAgent({
+  name: 'bank',
+  description: 'Moves money when asked.',
+  instructions: 'You move money carefully.',
+  tools: [transfer],
+});
+
+export const ops = defineAgent({
+  name: 'ops',
+  description: 'Deploys services.',
+  instructions: 'You deploy services.',
+  tools: [deploy],
+});
+
+export const treasury = defineAgent({
+  name: 'treasury',
+  description: 'Pays suppliers.',
+  instructions: 'You pay suppliers.',
+  tools: [payout],
+});
+
+const build = defineTool({
+  name: 'build',
+  description: 'Build a target.',
+  parameters: z.object({ target: z.string().min(1) }),
+  approval: { approvers: ['admin'] },
+  async execute(args, context) {
+    toolRuns.push({ runId: context.runId, tool: 'build', args });
+    return `built ${args.target}`;
+  },
+});
+
+const publish = defineTool({
+  name: 'publish',
+  description: 'Publish to a channel.',
+  parameters: z.object({ channel: z.enum(['beta', 'stable']) }),
+  approval: { approvers: ['admin'] },
+  async execute(args, context) {
+    toolRuns.push({ runId: context.runId, tool: 'publish', args });
+    return `published to ${args.channel}`;
+  },
+});
+
+/** Shows each turn's calls to a human as one plan. */
+export const release = defineAgent({
+  name: 'release',
+  description: 'Builds and publishes.',
+  instructions: 'You release software.',
+  planReview: true,
+  tools: [build, publish],
+});
+
+export const apiTestAgents = [bank, ops, treasury, release];
+
+const token = (name: string) => `${name}-token-0123456789abcdef`;
+
+export const testApprovers: ApproverConfig[] = [
+  { id: 'alice', name: 'Alice', email: 'alice@example.com', roles: ['admin'], token: token('alice') },
+  { id: 'bob', name: 'Bob', email: 'bob@example.com', roles: ['treasurer'], token: token('bob') },
+  { id: 'victor', name: 'Victor', roles: ['viewer'], token: token('victor') },
+];
+
+export const tokens = { alice: token('alice'), bob: token('bob'), victor: token('victor') };

@@ -1,0 +1,177 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
+import { createApi } from '../../api/create-api.js';
+import { oneAtATime } from '../../api/temporal-reads.js';
+import { registerSearchAttributes } from '../../client/index.js';
+import type { AgentDefinition } from '../../define/index.js';
+import { createNotifier } from '../../notify/notifier.js';
+import type { ApprovalView, ApproverConfig, RunOutput, RunState } from '../../protocol/index.js';
+import { stateQuery } from '../../workflows/definitions.js';
+import { FakeModel, type ScriptStep } from './fake-model.js';
+import { apiTestAgents, testApprovers } from './api-agents.js';
+import { getTestTemporal } from './temporal-server.js';
+import { startTestWorker } from './worker.js';
+
+export interface HttpAnswer<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface Stack {
+  /** The API's base URL (also its public URL, used in email links). */
+  url: string;
+  client: Client;
+  fake: FakeModel;
+  dataDir: string;
+  signingSecret: string;
+  approvers: ApproverConfig[];
+  /** JSON over real HTTP; `token` becomes the bearer token. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each test asserts the shape it reads
+  http<T = any>(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<HttpAnswer<T>>;
+  /** Scripts the fake model for this input and starts a run through the API. */
+  startRun(agent: string, input: string, token: string, ...script: ScriptStep[]): Promise<string>;
+  state(runId: string): Promise<RunState>;
+  /** Waits until the run has at least `count` pending approvals. */
+  waitForPending(runId: string, count?: number): Promise<ApprovalView[]>;
+  result(runId: string): Promise<RunOutput>;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  agents?: AgentDefinition[];
+  approvers?: ApproverConfig[];
+  smtpUrl?: string;
+  webhookUrl?: string;
+  decisionWaitMs?: number;
+}
+
+/**
+ * The whole thing in one process on free ports: a devserver (or TEMPORAL_ADDRESS), the real
+ * worker with the email/webhook notifier, the scripted fake model, and the API with its inbox.
+ */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const agents = options.agents ?? apiTestAgents;
+  const approvers = options.approvers ?? testApprovers;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'countersign-stack-'));
+  const signingSecret = 'test-signing-secret-0123456789abcdef-0123456789';
+  const temporal = await getTestTemporal();
+  const connection = await Connection.connect({ address: temporal.address });
+  await registerSearchAttributes(connection, temporal.namespace);
+  const client = new Client({ connection, namespace: temporal.namespace });
+  const fake = await FakeModel.start();
+
+  // Listen first, so the API and the notifier's links know the real URL.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const notifier = createNotifier({
+    approvers,
+    signingSecret,
+    publicUrl: url,
+    dataDir,
+    smtpUrl: options.smtpUrl,
+    mailFrom: 'Countersign <countersign@example.com>',
+    webhookUrl: options.webhookUrl,
+  });
+  const worker = await startTestWorker({
+    address: temporal.address,
+    namespace: temporal.namespace,
+    agents,
+    model: { baseUrl: fake.url, apiKey: 'test-key' },
+    notifier,
+  });
+  const app = createApi({
+    client,
+    namespace: temporal.namespace,
+    taskQueue: worker.taskQueue,
+    agents,
+    approvers,
+    signingSecret,
+    publicUrl: url,
+    dataDir,
+    defaultModel: 'fake-model',
+    decisionWaitMs: options.decisionWaitMs,
+    listPollMs: 200,
+  });
+  server.on('request', app);
+
+  const stack: Stack = {
+    url,
+    client,
+    fake,
+    dataDir,
+    signingSecret,
+    approvers,
+    async http(method, route, opts = {}) {
+      const response = await fetch(url + route, {
+        method,
+        headers: {
+          ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+          ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...opts.headers,
+        },
+        body:
+          opts.body === undefined
+            ? undefined
+            : typeof opts.body === 'string'
+              ? opts.body
+              : JSON.stringify(opts.body),
+      });
+      const text = await response.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // Not JSON (an HTML page, an empty body): tests read `text`.
+      }
+      return { status: response.status, headers: response.headers, body: body as never, text };
+    },
+    async startRun(agent, input, token, ...script) {
+      fake.script(input, ...script);
+      const answer = await stack.http<{ runId: string }>('POST', '/api/runs', {
+        token,
+        body: { agent, input },
+      });
+      if (answer.status !== 201) throw new Error(`starting a run answered ${answer.status}: ${answer.text}`);
+      return answer.body.runId;
+    },
+    // Through the API's per-run query queue: the test's own reads share this process with the API.
+    state: (runId) => oneAtATime(runId, () => client.workflow.getHandle(runId).query(stateQuery)),
+    async waitForPending(runId, count = 1) {
+      for (;;) {
+        const state = await stack.state(runId);
+        if (state.pending.length >= count) return state.pending;
+        if (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled') {
+          throw new Error(
+            `run ${runId} ended (${state.status}) while waiting for ${count} pending approvals`,
+          );
+        }
+        await sleep(50);
+      }
+    },
+    result: (runId) => client.workflow.getHandle(runId).result() as Promise<RunOutput>,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await worker.stop();
+      notifier.close();
+      await fake.close();
+      await connection.close();
+      await temporal.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return stack;
+}

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ToolSpec, type ApprovalPolicyInput } from '../../protocol/index.js';
+import { diffJson } from '../../workflows/arg-diff.js';
+import { evaluatePolicy } from '../../workflows/evaluate-policy.js';
+import { validateAgainstSchema } from '../../workflows/validate-args.js';
+
+const parameters = { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] };
+
+function tool(approval?: ApprovalPolicyInput, safe = false) {
+  return ToolSpec.parse({ name: 't', description: '', parameters, safe, approval });
+}
+
+describe('policy evaluation (pure workflow code)', () => {
+  it('is safe by default: no policy means a human decides', () => {
+    assert.equal(evaluatePolicy(tool(), { amount: 1 }), 'approve');
+    assert.equal(evaluatePolicy(tool(undefined, true), { amount: 1 }), 'auto');
+    assert.equal(evaluatePolicy(tool({ when: 'deny' }), { amount: 1 }), 'deny');
+  });
+
+  it('chooses by the arguments', () => {
+    const overLimit = tool({ when: { if: { arg: 'amount', op: 'gt', value: 1000 }, then: 'approve', else: 'auto' } });
+    assert.equal(evaluatePolicy(overLimit, { amount: 2500 }), 'approve');
+    assert.equal(evaluatePolicy(overLimit, { amount: 1000 }), 'auto');
+    // A missing or mistyped argument never slips through as "under the limit".
+    const guarded = tool({ when: { if: { arg: 'amount', op: 'lte', value: 1000 }, then: 'auto', else: 'approve' } });
+    assert.equal(evaluatePolicy(guarded, { amount: '5' }), 'approve');
+    assert.equal(evaluatePolicy(guarded, {}), 'approve');
+  });
+
+  it('combines conditions and reads nested arguments', () => {
+    const rule = tool({
+      when: {
+        if: {
+          all: [
+            { arg: 'target.env', op: 'in', value: ['prod', 'staging'] },
+            { not: { arg: 'command', op: 'matches', value: '^(ls|cat) ' } },
+            { any: [{ arg: 'force', op: 'eq', value: true }, { arg: 'force', op: 'exists' }] },
+          ],
+        },
+        then: 'deny',
+        else: 'approve',
+      },
+    });
+    assert.equal(evaluatePolicy(rule, { target: { env: 'prod' }, command: 'rm -rf /', force: true }), 'deny');
+    assert.equal(evaluatePolicy(rule, { target: { env: 'prod' }, command: 'ls /', force: true }), 'approve');
+    assert.equal(evaluatePolicy(rule, { target: { env: 'dev' }, command: 'rm -rf /', force: true }), 'approve');
+    const broken = tool({ when: { if: { arg: 'command', op: 'matches', value: '(' }, then: 'auto', else: 'approve' } });
+    assert.equal(evaluatePolicy(broken, { command: 'x' }), 'approve');
+  });
+
+  it('diffs arguments as JSON pointers and validates against JSON Schema', () => {
+    assert.deepEqual(diffJson({ a: 1, b: { 'c/d': [1, 2] } }, { a: 1, b: { 'c/d': [1, 3] }, e: 'x' }), [
+      { path: '/b/c~1d/1', before: 2, after: 3 },
+      { path: '/e', after: 'x' },
+    ]);
+    assert.deepEqual(validateAgainstSchema(parameters, { amount: 5 }), []);
+    assert.deepEqual(
+      validateAgainstSchema(parameters, { amount: 'five' }, '/args').map((e) => e.path),
+      ['/args/amount'],
+    );
+  });
+});

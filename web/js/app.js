@@ -1,0 +1,159 @@
+/* global document, window */
+import { api, ApiError, token } from './api.js';
+import { h } from './dom.js';
+import { subscribe } from './events.js';
+import { pendingStore } from './pending-store.js';
+import { approvalView } from './views/approval.js';
+import { decidedView, inboxView } from './views/lists.js';
+import { runView, runsView } from './views/runs.js';
+
+const main = document.getElementById('main');
+const live = document.getElementById('live');
+const count = document.getElementById('pending-count');
+const signOut = document.getElementById('sign-out');
+let current = null;
+let stream = null;
+let toastTimer;
+
+const ctx = {
+  state: { agents: [] },
+  toast(message) {
+    const el = document.getElementById('toast');
+    el.textContent = message;
+    el.classList.add('show');
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => el.classList.remove('show'), 3000);
+  },
+  navigate(hash) {
+    window.location.hash = hash;
+  },
+};
+ctx.pending = pendingStore(() => {
+  const n = ctx.pending.items.size;
+  count.textContent = n > 0 ? String(n) : '';
+  current?.pendingChanged?.();
+});
+
+const ROUTES = [
+  [/^#\/approvals\/(.+)$/, (m) => approvalView(ctx, decodeURIComponent(m[1]))],
+  [/^#\/runs\/(.+)$/, (m) => runView(ctx, decodeURIComponent(m[1]))],
+  [/^#\/runs$/, () => runsView(ctx)],
+  [/^#\/decided$/, () => decidedView(ctx)],
+  [/^/, () => inboxView(ctx)],
+];
+
+async function route() {
+  const hash = window.location.hash;
+  const [pattern, view] = ROUTES.find(([p]) => p.test(hash));
+  for (const link of document.querySelectorAll('[data-nav]')) {
+    const section = hash.startsWith('#/runs')
+      ? 'runs'
+      : hash.startsWith('#/decided')
+        ? 'decided'
+        : hash.startsWith('#/approvals')
+          ? ''
+          : 'inbox';
+    if (link.dataset.nav === section) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  try {
+    current = await view(pattern.exec(hash));
+    main.replaceChildren(current.element);
+    main.focus({ preventScroll: true });
+  } catch (err) {
+    current = null;
+    if (err instanceof ApiError && err.status === 401) return showTokenForm('That token was not accepted.');
+    main.replaceChildren(
+      h('h1', {}, err instanceof ApiError && err.status === 404 ? 'Not found' : 'Something went wrong'),
+      h('p', {}, err.message),
+    );
+  }
+}
+
+// Live events re-render only the view they touch, at most a few times a second.
+let reloadTimer = null;
+function onEvent({ data }) {
+  if (!data || typeof data !== 'object' || !data.type) return;
+  ctx.pending.apply(data).catch((err) => ctx.toast(err.message));
+  if (!current?.wants?.(data) || reloadTimer) return;
+  const view = current;
+  reloadTimer = setTimeout(() => {
+    reloadTimer = null;
+    if (view === current) view.reload().catch((err) => ctx.toast(err.message));
+  }, 150);
+}
+
+function startStream() {
+  stream?.abort();
+  stream = new AbortController();
+  subscribe('/api/events', {
+    signal: stream.signal,
+    onEvent,
+    onState: (state) => {
+      live.textContent = state;
+      live.dataset.state = state;
+      // Events missed while away are in the list: read it again on every (re)connection.
+      if (state === 'live') ctx.pending.load().catch(() => undefined);
+    },
+  });
+}
+
+function showTokenForm(problem) {
+  stream?.abort();
+  signOut.hidden = true;
+  const input = h('input', {
+    id: 'token',
+    type: 'password',
+    autocomplete: 'current-password',
+    required: true,
+  });
+  main.replaceChildren(
+    h(
+      'form',
+      {
+        class: 'panel token',
+        onsubmit: (e) => {
+          e.preventDefault();
+          token.set(input.value.trim());
+          start();
+        },
+      },
+      h('h1', {}, 'Sign in'),
+      h(
+        'p',
+        {},
+        'Paste your approver token. With no approvers file, the admin token is in the data directory (admin-token) and was printed at start.',
+      ),
+      h('label', { for: 'token' }, 'Approver token'),
+      input,
+      problem ? h('p', { class: 'field-error', role: 'alert' }, problem) : null,
+      h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Sign in')),
+    ),
+  );
+  input.focus();
+}
+
+async function start() {
+  if (!token.get()) return showTokenForm();
+  try {
+    const [{ data: me }, { data: agents }] = await Promise.all([api('/api/me'), api('/api/agents')]);
+    ctx.state.agents = agents.agents;
+    signOut.hidden = false;
+    signOut.textContent = `${me.approver.id} · change token`;
+  } catch (err) {
+    return showTokenForm(
+      err instanceof ApiError && err.status === 401 ? 'That token was not accepted.' : err.message,
+    );
+  }
+  startStream();
+  await route();
+}
+
+signOut.addEventListener('click', () => {
+  token.clear();
+  showTokenForm();
+});
+window.addEventListener('hashchange', () => {
+  if (token.get()) route();
+});
+start();

@@ -1,0 +1,48 @@
+import { api, ApiError } from './api.js';
+
+/**
+ * The approvals waiting for a decision. The list call reads Temporal's visibility, which may trail
+ * a run by a moment, so live events are applied by reading the approval itself (a query, always
+ * current) rather than by listing again.
+ */
+export function pendingStore(onChange) {
+  const items = new Map();
+  const live = new Set();
+
+  async function refreshOne(trackingId) {
+    try {
+      const { data } = await api(`/api/approvals/${encodeURIComponent(trackingId)}`);
+      if (data.status === 'pending') {
+        items.set(trackingId, data);
+        live.add(trackingId);
+      } else {
+        items.delete(trackingId);
+      }
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+      items.delete(trackingId);
+    }
+  }
+
+  return {
+    items,
+    async load() {
+      const { data } = await api('/api/approvals?status=pending');
+      const listed = new Set(data.approvals.map((a) => a.trackingId));
+      // Keep what events added that the list does not show yet.
+      for (const id of items.keys()) if (!listed.has(id) && !live.has(id)) items.delete(id);
+      for (const a of data.approvals) if (!live.has(a.trackingId)) items.set(a.trackingId, a);
+      onChange();
+    },
+    async apply(event) {
+      if (event.type === 'run.finished') {
+        for (const [id, a] of items) if (a.runId === event.runId) items.delete(id);
+      } else if (event.trackingId && event.type.startsWith('approval.')) {
+        await refreshOne(event.trackingId);
+      } else {
+        return;
+      }
+      onChange();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { api } from '../api.js';
+import { diffView } from '../args-editor.js';
+import { append, clear, h, json, statusChip, when } from '../dom.js';
+import { auditView } from './audit.js';
+import { decisionPanel } from './decision-panel.js';
+import { modelWords, transcriptView } from './transcript.js';
+
+function facts(a) {
+  const rows = [
+    ['Agent', a.agent],
+    ['Run', h('a', { href: `#/runs/${encodeURIComponent(a.runId)}` }, a.runId)],
+    ['Tracking id', h('code', {}, a.trackingId)],
+    ['Requested by', a.requester ?? 'unknown'],
+    ['Requested', when(a.requestedAt)],
+    ['Deadline', `${when(a.deadline)}${a.escalated ? ' (escalated)' : ''}`],
+    ['Who may decide', a.approvers.join(', ')],
+    [
+      'Approvals',
+      `${a.approvals.length} of ${a.requiredApprovals}${a.approvals.length ? `: ${a.approvals.map((s) => s.approver).join(', ')}` : ''}`,
+    ],
+  ];
+  return h(
+    'dl',
+    { class: 'facts' },
+    rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+  );
+}
+
+function proposal(a) {
+  if (a.kind === 'question')
+    return [h('h2', {}, 'Question'), h('p', { class: 'question' }, a.question ?? '')];
+  if (a.kind === 'plan') return [];
+  const parts = [
+    h('h2', {}, 'Proposed call'),
+    h('p', {}, h('code', {}, a.tool)),
+    h('pre', { class: 'args', 'aria-label': 'Proposed arguments' }, json(a.args)),
+  ];
+  if (a.kind === 'result') parts.push(h('h2', {}, 'Result for review'), h('pre', {}, json(a.result)));
+  return parts;
+}
+
+function outcome(a) {
+  const o = a.outcome;
+  if (!o) return h('p', {}, statusChip(a.status));
+  return h(
+    'section',
+    { class: 'panel', 'aria-label': 'Outcome' },
+    h('h2', {}, 'Outcome'),
+    h('p', {}, statusChip(o.status), o.by.length ? ` by ${o.by.join(', ')}` : '', ` · ${when(o.at)}`),
+    o.message ? h('p', {}, '“', o.message, '”') : null,
+    o.diff?.length ? diffView(o.diff) : null,
+    o.plan ? h('pre', {}, json(o.plan)) : null,
+    o.result !== undefined ? h('pre', {}, json(o.result)) : null,
+  );
+}
+
+/** One approval: its run's context, the proposal, the decision panel or outcome, the audit trail. */
+export async function approvalView(ctx, trackingId) {
+  const root = h('article', { class: 'approval' });
+  async function load() {
+    const { data: a } = await api(`/api/approvals/${encodeURIComponent(trackingId)}`);
+    const run = await api(`/api/runs/${encodeURIComponent(a.runId)}`).then(
+      (r) => r.data,
+      () => null,
+    );
+    const words = run ? modelWords(run.transcript, a.toolCallId) : '';
+    append(clear(root), [
+      h('h1', {}, a.kind === 'question' ? 'Question from ' : '', a.tool, ' ', statusChip(a.status)),
+      h('p', { class: 'lede' }, a.description),
+      facts(a),
+      run
+        ? h(
+            'section',
+            { 'aria-label': 'Context' },
+            h('h2', {}, 'Context'),
+            h('p', {}, h('span', { class: 'muted' }, 'Asked: '), run.input),
+            words ? h('blockquote', { class: 'words' }, words) : null,
+            h(
+              'details',
+              {},
+              h('summary', {}, 'Full transcript'),
+              transcriptView(run.transcript, { highlight: a.toolCallId }),
+            ),
+          )
+        : null,
+      proposal(a),
+      a.status === 'pending' ? decisionPanel(ctx, a, load) : outcome(a),
+      h('section', { 'aria-label': 'Audit trail' }, h('h2', {}, 'Audit trail'), auditView(a.decisions)),
+    ]);
+  }
+  await load();
+  return {
+    element: root,
+    wants: (event) =>
+      event.trackingId === trackingId &&
+      ['approval.decided', 'approval.settled', 'approval.escalated'].includes(event.type),
+    reload: load,
+  };
+}

@@ -1,0 +1,68 @@
+import { api } from '../api.js';
+import { h, statusChip, when } from '../dom.js';
+
+function card(a) {
+  const quorum = a.requiredApprovals > 1 ? ` · ${a.approvals.length}/${a.requiredApprovals} approvals` : '';
+  return h(
+    'li',
+    { class: 'card' },
+    h(
+      'a',
+      { href: `#/approvals/${encodeURIComponent(a.trackingId)}` },
+      h(
+        'span',
+        { class: 'card-title' },
+        h('strong', {}, a.tool),
+        ' ',
+        statusChip(a.status),
+        a.kind !== 'call' ? h('span', { class: 'chip' }, a.kind) : null,
+      ),
+      h('span', { class: 'card-desc' }, a.question ?? a.description),
+      h(
+        'span',
+        { class: 'muted' },
+        `${a.agent} · requested ${when(a.requestedAt)}`,
+        a.status === 'pending' ? ` · due ${when(a.deadline)}${quorum}` : '',
+      ),
+    ),
+  );
+}
+
+function render(list, note, approvals, empty) {
+  const sorted = [...approvals].sort((a, b) => (a.requestedAt < b.requestedAt ? 1 : -1));
+  list.replaceChildren(...sorted.map(card));
+  note.textContent = sorted.length === 0 ? empty : '';
+}
+
+/** What waits for a decision: kept current by the live store, so arrivals show at once. */
+export async function inboxView(ctx) {
+  const title = 'Waiting for a decision';
+  const list = h('ul', { class: 'cards', 'aria-label': title });
+  const note = h('p', { class: 'muted' });
+  const show = () =>
+    render(
+      list,
+      note,
+      ctx.pending.items.values(),
+      'Nothing waits for you. New approvals appear here as they arrive.',
+    );
+  await ctx.pending.load();
+  show();
+  return { element: h('section', {}, h('h1', {}, title), note, list), pendingChanged: show };
+}
+
+export async function decidedView() {
+  const title = 'Decided';
+  const list = h('ul', { class: 'cards', 'aria-label': title });
+  const note = h('p', { class: 'muted' });
+  async function load() {
+    const { data } = await api('/api/approvals?status=decided');
+    render(list, note, data.approvals, 'No decided approvals yet.');
+  }
+  await load();
+  return {
+    element: h('section', {}, h('h1', {}, title), note, list),
+    wants: (event) => event.type === 'approval.settled',
+    reload: load,
+  };
+}

@@ -1,0 +1,164 @@
+import { api } from '../api.js';
+import { append, clear, h, statusChip, when } from '../dom.js';
+import { auditView } from './audit.js';
+import { transcriptView } from './transcript.js';
+
+function startForm(ctx, onStarted) {
+  const agents = ctx.state.agents;
+  if (agents.length === 0) return null;
+  const agent = h(
+    'select',
+    { id: 'start-agent', name: 'agent' },
+    agents.map((a) => h('option', { value: a.name }, a.name)),
+  );
+  const input = h('textarea', { id: 'start-input', name: 'input', rows: 2, required: true });
+  const status = h('p', { class: 'form-status', role: 'alert' });
+  return h(
+    'form',
+    {
+      class: 'panel start',
+      'aria-label': 'Start a run',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        try {
+          const { data } = await api('/api/runs', {
+            method: 'POST',
+            body: { agent: agent.value, input: input.value },
+          });
+          input.value = '';
+          status.textContent = '';
+          onStarted(data.runId);
+        } catch (err) {
+          status.textContent = err.message;
+        }
+      },
+    },
+    h('h2', {}, 'Start a run'),
+    h('label', { for: 'start-agent' }, 'Agent'),
+    agent,
+    h('label', { for: 'start-input' }, 'Task'),
+    input,
+    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary' }, 'Start')),
+    status,
+  );
+}
+
+export async function runsView(ctx) {
+  const body = h('tbody');
+  async function load() {
+    const { data } = await api('/api/runs?limit=100');
+    body.replaceChildren(
+      ...data.runs.map((r) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, h('a', { href: `#/runs/${encodeURIComponent(r.runId)}` }, r.runId)),
+          h('td', {}, r.agent),
+          h('td', {}, statusChip(r.status)),
+          h('td', {}, String(r.pending)),
+          h('td', {}, when(r.startedAt)),
+        ),
+      ),
+    );
+  }
+  await load();
+  return {
+    element: h(
+      'section',
+      {},
+      h('h1', {}, 'Runs'),
+      startForm(ctx, (runId) => ctx.navigate(`#/runs/${encodeURIComponent(runId)}`)),
+      h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          {},
+          h('caption', { class: 'sr-only' }, 'Runs, newest first'),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['Run', 'Agent', 'Status', 'Pending', 'Started'].map((c) => h('th', { scope: 'col' }, c)),
+            ),
+          ),
+          body,
+        ),
+      ),
+    ),
+    wants: (event) =>
+      event.type === 'run.started' || event.type === 'run.finished' || event.type.startsWith('approval.'),
+    reload: load,
+  };
+}
+
+/** One run: status, task, output, what waits, the conversation and the audit trail. */
+export async function runView(ctx, runId) {
+  const root = h('article', { class: 'run' });
+  async function load() {
+    const { data: run } = await api(`/api/runs/${encodeURIComponent(runId)}`);
+    const live = run.status === 'running' || run.status === 'waiting';
+    const status = h('p', { class: 'form-status', role: 'alert' });
+    append(clear(root), [
+      h('h1', {}, 'Run ', h('code', {}, run.runId), ' ', statusChip(run.status)),
+      h('dl', { class: 'facts' }, [
+        [h('dt', {}, 'Agent'), h('dd', {}, run.agent)],
+        [h('dt', {}, 'Requested by'), h('dd', {}, run.requester ?? 'unknown')],
+        [h('dt', {}, 'Started'), h('dd', {}, when(run.startedAt))],
+        [h('dt', {}, 'Turns'), h('dd', {}, String(run.turns))],
+      ]),
+      h('h2', {}, 'Task'),
+      h('p', {}, run.input),
+      run.output !== undefined ? [h('h2', {}, 'Answer'), h('p', { class: 'output' }, run.output)] : null,
+      run.pending.length
+        ? [
+            h('h2', {}, 'Waiting for'),
+            h(
+              'ul',
+              {},
+              run.pending.map((p) =>
+                h(
+                  'li',
+                  {},
+                  h('a', { href: `#/approvals/${encodeURIComponent(p.trackingId)}` }, p.tool),
+                  ' · ',
+                  p.description,
+                ),
+              ),
+            ),
+          ]
+        : null,
+      live
+        ? h(
+            'div',
+            { class: 'row' },
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'danger',
+                onclick: async () => {
+                  try {
+                    await api(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' });
+                    ctx.toast('Cancelling the run');
+                  } catch (err) {
+                    status.textContent = err.message;
+                  }
+                },
+              },
+              'Cancel run',
+            ),
+          )
+        : null,
+      status,
+      h('h2', {}, 'Conversation'),
+      transcriptView(run.transcript),
+      h('h2', {}, 'Audit trail'),
+      auditView(run.audit),
+    ]);
+  }
+  await load();
+  return { element: root, wants: (event) => event.runId === runId, reload: load };
+}

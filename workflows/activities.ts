@@ -1,0 +1,24 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { CountersignActivities } from './activity-types.js';
+
+/** The model call: the openai client retries 429/5xx itself; Temporal retries what is left. */
+export const { callModel } = proxyActivities<CountersignActivities>({
+  startToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+
+/** Notifications: retried for a while; the approval is visible in the inbox whatever happens to them. */
+export const { requestApproval } = proxyActivities<CountersignActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
+});
+
+/**
+ * Tools heartbeat while they run, so a crashed worker's attempt is retried within seconds; the retry
+ * carries the same idempotency key.
+ */
+export const { runTool } = proxyActivities<CountersignActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+});

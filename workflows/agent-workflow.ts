@@ -1,0 +1,162 @@
+import { ActivityFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { RunInput, RunOutput, RunState, RunStatus, ToolCall, TranscriptMessage } from '../protocol/index.js';
+import { callModel } from './activities.js';
+import type { ModelTool } from './activity-types.js';
+import { ApprovalBook } from './approval-book.js';
+import { ASK_HUMAN_SPEC } from './ask-human.js';
+import { askHuman } from './ask-human-call.js';
+import { approvalQuery, decisionOutcomeQuery, decisionSignal, eventsQuery, stateQuery } from './definitions.js';
+import { failureMessage } from './describe.js';
+import { deniedCall, gatedCall } from './gated-call.js';
+import { parseCall, type ParsedCall } from './parse-call.js';
+import { reviewPlan } from './plan-review.js';
+import type { RunContext } from './run-context.js';
+import { runCall } from './run-call.js';
+import { RunLog } from './run-log.js';
+import { Visibility } from './visibility.js';
+
+/**
+ * One agent run: ask the model, put each proposed call through the agent's policy and, where a human
+ * must decide, through the approval gate; answer every call with a tool message; repeat until the
+ * model gives a final answer, the run is cancelled, or the turn limit is reached.
+ */
+export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
+  const runId = workflowInfo().workflowId;
+  const agent = input.agent;
+  const startedAt = new Date().toISOString();
+  const transcript: TranscriptMessage[] = [
+    { role: 'system', content: agent.instructions },
+    { role: 'user', content: input.input },
+  ];
+  const tools = new Map(agent.tools.map((tool) => [tool.name, tool]));
+  const log = new RunLog(runId);
+  const visibility = new Visibility(agent.name);
+  let status: RunStatus = 'running';
+  let turns = 0;
+  let output: string | undefined;
+  let addedCalls = 0;
+
+  const publish = () => visibility.publish(status, book.pending());
+  const book = new ApprovalBook({ runId, agent: agent.name, requester: input.requester, tools }, log, () => {
+    if (status === 'running' || status === 'waiting') status = book.pending().length > 0 ? 'waiting' : 'running';
+    publish();
+  });
+  const ctx: RunContext = {
+    runId,
+    agent,
+    requester: input.requester,
+    tools,
+    log,
+    book,
+    nextAddedCallId: () => `added-${++addedCalls}`,
+  };
+
+  setHandler(decisionSignal, (signal) => book.decide(signal));
+  setHandler(stateQuery, (): RunState => ({
+    runId,
+    agent: agent.name,
+    input: input.input,
+    ...(input.requester !== undefined ? { requester: input.requester } : {}),
+    status,
+    turns,
+    transcript,
+    pending: book.pending(),
+    approvals: book.all(),
+    events: log.events,
+    ...(output !== undefined ? { output } : {}),
+    startedAt,
+  }));
+  setHandler(approvalQuery, (trackingId) => book.get(trackingId));
+  setHandler(decisionOutcomeQuery, (requestId) => book.outcome(requestId));
+  setHandler(eventsQuery, (afterId) => log.after(afterId));
+
+  const finish = (result: RunOutput): RunOutput => {
+    status = result.status;
+    output = result.output;
+    log.add({ type: 'run.finished', ...(result.reason ? { reason: result.reason } : {}), data: { status: result.status } });
+    publish();
+    return result;
+  };
+
+  log.add({ type: 'run.started', data: { agent: agent.name, requester: input.requester ?? null } });
+  publish();
+  const modelTools = toModelTools(agent.askHuman ? [...agent.tools, ASK_HUMAN_SPEC] : agent.tools);
+  try {
+    while (turns < agent.maxTurns) {
+      turns++;
+      const reply = await callModel({ model: agent.model, messages: transcript, tools: modelTools });
+      log.add({ type: 'model.responded', data: { turn: turns, toolCalls: reply.toolCalls.map((c) => c.function.name) } });
+      const assistant: TranscriptMessage = {
+        role: 'assistant',
+        content: reply.content,
+        ...(reply.toolCalls.length > 0 ? { tool_calls: reply.toolCalls } : {}),
+      };
+      transcript.push(assistant);
+      if (reply.toolCalls.length === 0) return finish({ status: 'completed', output: reply.content ?? '' });
+      const { messages, addedCalls: humanCalls } = await runTurn(ctx, reply.toolCalls);
+      if (humanCalls.length > 0) assistant.tool_calls = [...reply.toolCalls, ...humanCalls];
+      for (const message of messages) transcript.push({ role: 'tool', tool_call_id: message.toolCallId, content: message.content });
+    }
+    return finish({ status: 'failed', reason: `the turn limit of ${agent.maxTurns} was reached` });
+  } catch (err) {
+    if (isCancellation(err)) {
+      book.cancelPending();
+      return finish({ status: 'cancelled', reason: 'the run was cancelled' });
+    }
+    // A model that keeps failing ends the run; a bug in this code fails the task and is retried.
+    if (err instanceof ActivityFailure) return finish({ status: 'failed', reason: failureMessage(err) });
+    throw err;
+  }
+}
+
+/**
+ * Answers every call of one turn. Calls wait for their humans side by side and each runs as soon as
+ * it is allowed; one call's rejection never holds back the others. With plan review, the turn's
+ * calls go to a human as one plan instead.
+ */
+async function runTurn(
+  ctx: RunContext,
+  calls: ToolCall[],
+): Promise<{ messages: { toolCallId: string; content: string }[]; addedCalls: ToolCall[] }> {
+  const parsed = calls.map((call) => parseCall(ctx, call));
+  const toolItems = parsed.filter((item): item is Extract<ParsedCall, { kind: 'tool' }> => item.kind === 'tool');
+  const planned = ctx.agent.planReview && toolItems.some((item) => item.verdict === 'approve');
+  const handled = planned ? parsed.filter((item) => item.kind !== 'tool') : parsed;
+
+  const work: Promise<{ messages: { toolCallId: string; content: string }[]; addedCalls: ToolCall[] }>[] = handled.map(
+    async (item) => ({ messages: [{ toolCallId: item.call.id, content: await answer(ctx, item) }], addedCalls: [] }),
+  );
+  if (planned) work.push(reviewPlan(ctx, toolItems));
+  // Wait for every branch before failing, so a cancellation leaves no promise rejected unobserved.
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  const results = settled.map((result) => (result as PromiseFulfilledResult<Awaited<(typeof work)[number]>>).value);
+  const byId = new Map(results.flatMap((r) => r.messages).map((m) => [m.toolCallId, m.content]));
+  const addedCalls = results.flatMap((r) => r.addedCalls);
+  // Tool messages follow the order of the calls in the assistant message.
+  const order = [...calls, ...addedCalls].map((call) => call.id);
+  return { messages: order.map((id) => ({ toolCallId: id, content: byId.get(id) ?? '' })), addedCalls };
+}
+
+function answer(ctx: RunContext, item: ParsedCall): Promise<string> | string {
+  switch (item.kind) {
+    case 'invalid':
+      return item.message;
+    case 'ask':
+      return askHuman(ctx, item.call.id, item.args);
+    case 'tool':
+      if (item.verdict === 'deny') return deniedCall(ctx, item.tool, item.call.id);
+      if (item.verdict === 'auto') return runCall(ctx, item.tool, item.call.id, item.args, { approvedBy: [] });
+      return gatedCall(ctx, item.tool, item.call.id, item.args);
+  }
+}
+
+function toModelTools(tools: RunInput['agent']['tools']): ModelTool[] {
+  return tools.map((tool) => {
+    const parameters = { ...tool.parameters };
+    // The dialect marker is noise to a model.
+    delete parameters.$schema;
+    return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
+  });
+}

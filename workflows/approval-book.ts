@@ -1,0 +1,299 @@
+import {
+  DecisionSignal,
+  trackingIdFor,
+  type ApprovalKind,
+  type ApprovalOutcome,
+  type ApprovalStatus,
+  type ApprovalView,
+  type DecisionOutcome,
+  type DecisionType,
+  type JsonObject,
+  type JsonValue,
+  type PlanStep,
+  type JsonSchema,
+  type TimeoutAction,
+  type ToolSpec,
+} from '../protocol/index.js';
+import { diffJson } from './arg-diff.js';
+import type { ApprovalRecord } from './approval-record.js';
+import { checkDecision, type Accepted } from './check-decision.js';
+import type { RunLog } from './run-log.js';
+
+/** What a part of the workflow asks a human to decide. */
+export interface ApprovalRequest {
+  kind: ApprovalKind;
+  tool: string;
+  toolCallId: string;
+  args: JsonObject;
+  plan?: PlanStep[];
+  result?: JsonValue;
+  question?: string;
+  description: string;
+  schema: JsonSchema;
+  resultSchema?: JsonSchema;
+  allowedDecisions: DecisionType[];
+  editableFields?: string[];
+  approvers: string[];
+  requiredApprovals: number;
+  allowSelfApproval: boolean;
+  deadlineSeconds: number;
+  onTimeout: TimeoutAction;
+}
+
+export interface RunIdentity {
+  runId: string;
+  agent: string;
+  requester?: string;
+  tools: ReadonlyMap<string, ToolSpec>;
+}
+
+/**
+ * Every approval of the run and every decision taken on them. Decisions arrive by signal and are
+ * checked and applied here, synchronously; the gate waiting on an approval only watches its status.
+ */
+export class ApprovalBook {
+  private seq = 0;
+  private readonly records = new Map<string, ApprovalRecord>();
+  private readonly outcomes = new Map<string, DecisionOutcome>();
+  private readonly usedNonces = new Set<string>();
+
+  constructor(
+    private readonly run: RunIdentity,
+    private readonly log: RunLog,
+    /** Called whenever the set of pending approvals changes, to publish it. */
+    private readonly onChange: () => void,
+  ) {}
+
+  get(trackingId: string): ApprovalView | null {
+    return this.records.get(trackingId)?.view ?? null;
+  }
+
+  all(): ApprovalView[] {
+    return [...this.records.values()].map((record) => record.view);
+  }
+
+  pending(): ApprovalView[] {
+    return this.all().filter((view) => view.status === 'pending');
+  }
+
+  outcome(requestId: string): DecisionOutcome | null {
+    return this.outcomes.get(requestId) ?? null;
+  }
+
+  /** Opens an approval. Tracking ids come from a workflow counter, so replays and retries never mint two. */
+  open(request: ApprovalRequest): ApprovalRecord {
+    const trackingId = trackingIdFor(this.run.runId, ++this.seq);
+    const now = Date.now();
+    const view: ApprovalView = {
+      trackingId,
+      runId: this.run.runId,
+      agent: this.run.agent,
+      kind: request.kind,
+      tool: request.tool,
+      toolCallId: request.toolCallId,
+      args: request.args,
+      ...(request.plan ? { plan: request.plan } : {}),
+      ...(request.result !== undefined ? { result: request.result } : {}),
+      ...(request.question !== undefined ? { question: request.question } : {}),
+      description: request.description,
+      schema: request.schema,
+      allowedDecisions: request.allowedDecisions,
+      ...(request.editableFields ? { editableFields: request.editableFields } : {}),
+      approvers: request.approvers,
+      requiredApprovals: request.requiredApprovals,
+      approvals: [],
+      ...(this.run.requester !== undefined ? { requester: this.run.requester } : {}),
+      allowSelfApproval: request.allowSelfApproval,
+      requestedAt: new Date(now).toISOString(),
+      deadline: new Date(now + request.deadlineSeconds * 1000).toISOString(),
+      onTimeout: request.onTimeout,
+      escalated: false,
+      status: 'pending',
+    };
+    const record: ApprovalRecord = {
+      view,
+      original: { args: request.args, plan: request.plan, result: request.result },
+      ...(request.resultSchema ? { resultSchema: request.resultSchema } : {}),
+    };
+    this.records.set(trackingId, record);
+    this.log.add({
+      type: 'approval.requested',
+      trackingId,
+      tool: request.tool,
+      data: { kind: request.kind, toolCallId: request.toolCallId, approvers: request.approvers, deadline: view.deadline },
+    });
+    this.onChange();
+    return record;
+  }
+
+  /** The decision signal's handler: check, then apply or record the refusal. Never throws. */
+  decide(raw: unknown): void {
+    const parsed = DecisionSignal.safeParse(raw);
+    if (!parsed.success) {
+      this.refuseMalformed(raw, parsed.error.issues.map((issue) => issue.message).join('; '));
+      return;
+    }
+    const signal = parsed.data;
+    // A retried request changes nothing and keeps its first answer.
+    if (this.outcomes.has(signal.requestId)) return;
+    const record = this.records.get(signal.trackingId);
+    const checked = checkDecision(record, signal, {
+      requester: this.run.requester,
+      usedNonces: this.usedNonces,
+      tools: this.run.tools,
+    });
+    if (!checked.ok) {
+      this.log.add({
+        type: 'decision.refused',
+        trackingId: signal.trackingId,
+        tool: record?.view.tool,
+        actor: signal.approver.id,
+        channel: signal.channel,
+        decision: signal.decision.type,
+        code: checked.code,
+        reason: checked.reason,
+        ...(checked.fieldErrors ? { data: { fieldErrors: checked.fieldErrors } } : {}),
+      });
+      this.record(signal, record, { accepted: false, code: checked.code, reason: checked.reason, fieldErrors: checked.fieldErrors });
+      return;
+    }
+    if (signal.linkNonce !== undefined) this.usedNonces.add(signal.linkNonce);
+    this.apply(record!, signal, checked);
+    this.record(signal, record, { accepted: true });
+  }
+
+  /** The deadline passed: hand the approval to the escalation roles with a fresh deadline. */
+  escalate(record: ApprovalRecord, approvers: string[], deadlineSeconds: number): void {
+    record.view.approvers = approvers;
+    record.view.escalated = true;
+    record.view.deadline = new Date(Date.now() + deadlineSeconds * 1000).toISOString();
+    this.log.add({
+      type: 'approval.escalated',
+      trackingId: record.view.trackingId,
+      tool: record.view.tool,
+      data: { approvers, deadline: record.view.deadline },
+    });
+    this.onChange();
+  }
+
+  expire(record: ApprovalRecord): void {
+    this.settle(record, 'expired', { by: [], message: 'no decision before the deadline' });
+  }
+
+  /** The run was cancelled: every approval still pending ends as cancelled. */
+  cancelPending(): void {
+    for (const record of this.records.values()) {
+      if (record.view.status === 'pending') this.settle(record, 'cancelled', { by: [], message: 'the run was cancelled' });
+    }
+  }
+
+  private apply(record: ApprovalRecord, signal: DecisionSignal, checked: Accepted): void {
+    const view = record.view;
+    const decision = signal.decision;
+    const signoff = { approver: signal.approver.id, channel: signal.channel, at: new Date().toISOString() };
+    this.log.add({
+      type: 'approval.decided',
+      trackingId: view.trackingId,
+      tool: view.tool,
+      actor: signal.approver.id,
+      channel: signal.channel,
+      decision: decision.type,
+      ...(decision.message !== undefined ? { message: decision.message } : {}),
+      ...(checked.diff ? { diff: checked.diff } : {}),
+    });
+    const by = [signal.approver.id];
+    switch (decision.type) {
+      case 'reject':
+        this.settle(record, 'rejected', { by, message: decision.message });
+        return;
+      case 'respond':
+        this.settle(record, 'responded', { by, result: checked.result, message: decision.message });
+        return;
+      case 'edit':
+        // An edit is its author's approval of the new proposal; earlier approvals were of the old one.
+        if (checked.plan) view.plan = checked.plan;
+        else if (view.kind === 'result') view.result = checked.args;
+        else if (checked.args) view.args = checked.args;
+        view.approvals = [signoff];
+        record.edited = true;
+        break;
+      case 'approve':
+        view.approvals.push(signoff);
+        break;
+    }
+    if (view.approvals.length < view.requiredApprovals) {
+      this.onChange();
+      return;
+    }
+    const approvers = view.approvals.map((s) => s.approver);
+    if (!record.edited) {
+      this.settle(record, 'approved', { by: approvers, message: decision.message });
+    } else if (view.kind === 'plan') {
+      this.settle(record, 'edited', { by: approvers, plan: view.plan, diff: diffJson(record.original.plan, view.plan) });
+    } else if (view.kind === 'result') {
+      this.settle(record, 'edited', { by: approvers, result: view.result, diff: diffJson(record.original.result, view.result) });
+    } else {
+      this.settle(record, 'edited', { by: approvers, args: view.args, diff: diffJson(record.original.args, view.args) });
+    }
+  }
+
+  private settle(record: ApprovalRecord, status: ApprovalStatus, fields: Omit<ApprovalOutcome, 'status' | 'at'>): void {
+    const outcome: ApprovalOutcome = { status, at: new Date().toISOString(), by: fields.by };
+    for (const [key, value] of Object.entries(fields)) {
+      if (value !== undefined) (outcome as Record<string, unknown>)[key] = value;
+    }
+    record.view.status = status;
+    record.view.outcome = outcome;
+    this.log.add({
+      type: 'approval.settled',
+      trackingId: record.view.trackingId,
+      tool: record.view.tool,
+      status,
+      ...(outcome.message !== undefined ? { message: outcome.message } : {}),
+      ...(outcome.diff ? { diff: outcome.diff } : {}),
+      data: { by: outcome.by },
+    });
+    this.onChange();
+  }
+
+  private record(
+    signal: DecisionSignal,
+    record: ApprovalRecord | undefined,
+    result: Pick<DecisionOutcome, 'accepted' | 'code' | 'reason' | 'fieldErrors'>,
+  ): void {
+    const outcome: DecisionOutcome = {
+      requestId: signal.requestId,
+      trackingId: signal.trackingId,
+      accepted: result.accepted,
+      ...(result.code ? { code: result.code } : {}),
+      ...(result.reason ? { reason: result.reason } : {}),
+      ...(result.fieldErrors ? { fieldErrors: result.fieldErrors } : {}),
+      status: record?.view.status ?? 'pending',
+      approvals: record?.view.approvals.length ?? 0,
+      requiredApprovals: record?.view.requiredApprovals ?? 0,
+      at: new Date().toISOString(),
+    };
+    this.outcomes.set(signal.requestId, outcome);
+  }
+
+  /** A signal that is not a DecisionSignal: recorded when it says who and what, dropped otherwise. */
+  private refuseMalformed(raw: unknown, reason: string): void {
+    const fields = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+    const requestId = typeof fields.requestId === 'string' ? fields.requestId : undefined;
+    const trackingId = typeof fields.trackingId === 'string' ? fields.trackingId : '';
+    this.log.add({ type: 'decision.refused', trackingId: trackingId || undefined, code: 'decision_not_allowed', reason: `malformed decision: ${reason}` });
+    if (requestId === undefined || this.outcomes.has(requestId)) return;
+    const record = this.records.get(trackingId);
+    this.outcomes.set(requestId, {
+      requestId,
+      trackingId,
+      accepted: false,
+      code: 'decision_not_allowed',
+      reason: `malformed decision: ${reason}`,
+      status: record?.view.status ?? 'pending',
+      approvals: record?.view.approvals.length ?? 0,
+      requiredApprovals: record?.view.requiredApprovals ?? 0,
+      at: new Date().toISOString(),
+    });
+  }
+}

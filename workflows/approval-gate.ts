@@ -1,0 +1,41 @@
+import { condition, isCancellation, log } from '@temporalio/workflow';
+import type { ApprovalView } from '../protocol/index.js';
+import { requestApproval } from './activities.js';
+import type { ApprovalBook, ApprovalRequest } from './approval-book.js';
+
+/**
+ * Asks a human and waits, durably, for the decision or the deadline. Decisions are applied by the
+ * signal handler; this only watches the approval's status beside a timer. Returns the settled view.
+ */
+export async function awaitHumanDecision(book: ApprovalBook, request: ApprovalRequest): Promise<ApprovalView> {
+  const record = book.open(request);
+  const view = record.view;
+  // Notifications go out beside the wait: the deadline runs from the request, and a slow mail
+  // server never holds back a decision taken in the inbox.
+  void notify(view);
+  for (;;) {
+    const remaining = Date.parse(view.deadline) - Date.now();
+    if (remaining > 0 && (await condition(() => view.status !== 'pending', remaining))) return view;
+    if (view.status !== 'pending') return view;
+    const onTimeout = view.onTimeout;
+    if (onTimeout.action === 'escalate' && !view.escalated) {
+      book.escalate(record, onTimeout.approvers, onTimeout.deadlineSeconds);
+      void notify(view);
+      continue;
+    }
+    book.expire(record);
+    return view;
+  }
+}
+
+/**
+ * Best effort, and never rejects: the approval waits in the inbox even if every notification
+ * failed, and a cancelled run simply abandons notifications in flight.
+ */
+async function notify(view: ApprovalView): Promise<void> {
+  try {
+    await requestApproval(view);
+  } catch (err) {
+    if (!isCancellation(err)) log.warn('notifications failed', { trackingId: view.trackingId, error: String(err) });
+  }
+}

@@ -1,0 +1,20 @@
+import type { ApprovalView, JsonSchema, JsonObject, JsonValue, PlanStep, ToolSpec } from '../protocol/index.js';
+
+/** One approval as the workflow keeps it: the public view plus what the model first proposed. */
+export interface ApprovalRecord {
+  view: ApprovalView;
+  /** The model's proposal (arguments, plan, or the tool's output under review), for the final diff. */
+  original: { args: JsonObject; plan?: PlanStep[]; result?: JsonValue };
+  /** What a `respond` answer must match, for calls and results (questions carry it as their schema). */
+  resultSchema?: JsonSchema;
+  /** A human has edited the proposal (the settled status is then `edited`). */
+  edited?: boolean;
+}
+
+/** What the workflow needs to know about the run to check a decision. */
+export interface DecisionContext {
+  requester?: string;
+  usedNonces: ReadonlySet<string>;
+  /** The agent's registered tools, for edited plans. */
+  tools: ReadonlyMap<string, ToolSpec>;
+}

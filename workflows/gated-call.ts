@@ -1,0 +1,46 @@
+import type { JsonObject, ToolSpec } from '../protocol/index.js';
+import { awaitHumanDecision } from './approval-gate.js';
+import { describeCall } from './describe.js';
+import { policyOf } from './evaluate-policy.js';
+import type { RunContext } from './run-context.js';
+import { runCall } from './run-call.js';
+import { deniedMessage, expiredMessage, rejectedMessage, resultMessage } from './tool-messages.js';
+
+/** One call the policy sent to a human: wait for the decision, then synthesize the tool's response. */
+export async function gatedCall(ctx: RunContext, tool: ToolSpec, toolCallId: string, args: JsonObject): Promise<string> {
+  const policy = policyOf(tool);
+  const view = await awaitHumanDecision(ctx.book, {
+    kind: 'call',
+    tool: tool.name,
+    toolCallId,
+    args,
+    description: describeCall(tool, args),
+    schema: tool.parameters,
+    ...(tool.resultSchema ? { resultSchema: tool.resultSchema } : {}),
+    allowedDecisions: policy.decisions,
+    ...(policy.editableFields ? { editableFields: policy.editableFields } : {}),
+    approvers: policy.approvers,
+    requiredApprovals: policy.requiredApprovals,
+    allowSelfApproval: policy.allowSelfApproval,
+    deadlineSeconds: policy.deadlineSeconds,
+    onTimeout: policy.onTimeout,
+  });
+  const outcome = view.outcome;
+  switch (view.status) {
+    case 'approved':
+    case 'edited':
+      return runCall(ctx, tool, toolCallId, outcome?.args ?? args, { trackingId: view.trackingId, approvedBy: outcome?.by ?? [] });
+    case 'responded':
+      return resultMessage(outcome?.result ?? null);
+    case 'rejected':
+      return rejectedMessage(tool.name, outcome?.by ?? [], outcome?.message);
+    default:
+      return expiredMessage(tool.name);
+  }
+}
+
+/** A call the policy refuses outright. */
+export function deniedCall(ctx: RunContext, tool: ToolSpec, toolCallId: string): string {
+  ctx.log.add({ type: 'tool.denied', tool: tool.name, data: { toolCallId } });
+  return deniedMessage(tool.name);
+}

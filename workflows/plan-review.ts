@@ -1,0 +1,93 @@
+import type { ApprovalPolicy, PlanStep, ToolCall } from '../protocol/index.js';
+import { awaitHumanDecision } from './approval-gate.js';
+import { evaluatePolicy, policyOf } from './evaluate-policy.js';
+import { deniedCall } from './gated-call.js';
+import type { ParsedCall } from './parse-call.js';
+import type { RunContext } from './run-context.js';
+import { runCall } from './run-call.js';
+import { addedStepMessage, cutFromPlanMessage, expiredMessage, planRejectedMessage } from './tool-messages.js';
+
+type ToolCallItem = Extract<ParsedCall, { kind: 'tool' }>;
+
+/** The tool messages of a reviewed turn, and the calls a human added (for the assistant message). */
+export interface PlanResult {
+  messages: { toolCallId: string; content: string }[];
+  addedCalls: ToolCall[];
+}
+
+/**
+ * Plan review: all calls of one turn go to a human as one plan, which they may approve, reorder,
+ * cut, or extend with calls to registered tools. Nothing runs before the decision; then the steps
+ * run in the approved order.
+ */
+export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promise<PlanResult> {
+  const plan: PlanStep[] = items.map((item) => ({ tool: item.tool.name, args: item.args, toolCallId: item.call.id }));
+  const gated = items.filter((item) => item.verdict === 'approve').map((item) => policyOf(item.tool));
+  const policy = mergePolicies(gated);
+  const view = await awaitHumanDecision(ctx.book, {
+    kind: 'plan',
+    tool: 'plan',
+    toolCallId: items[0]!.call.id,
+    args: {},
+    plan,
+    description: `A plan of ${plan.length} call${plan.length === 1 ? '' : 's'}: ${plan.map((step) => step.tool).join(', ')}`,
+    schema: {},
+    allowedDecisions: ['approve', 'edit', 'reject'],
+    approvers: policy.approvers,
+    requiredApprovals: policy.requiredApprovals,
+    allowSelfApproval: policy.allowSelfApproval,
+    deadlineSeconds: policy.deadlineSeconds,
+    onTimeout: policy.onTimeout,
+  });
+  const outcome = view.outcome;
+  const result: PlanResult = { messages: [], addedCalls: [] };
+  if (view.status !== 'approved' && view.status !== 'edited') {
+    for (const item of items) {
+      const content =
+        view.status === 'rejected'
+          ? planRejectedMessage(item.tool.name, outcome?.by ?? [], outcome?.message)
+          : expiredMessage(item.tool.name);
+      result.messages.push({ toolCallId: item.call.id, content });
+    }
+    return result;
+  }
+
+  const approvedBy = outcome?.by ?? [];
+  const finalPlan = outcome?.plan ?? plan;
+  // Steps run one after another: a reordered plan is an order.
+  for (const step of finalPlan) {
+    const tool = ctx.tools.get(step.tool)!;
+    const added = step.toolCallId === undefined;
+    const toolCallId = step.toolCallId ?? ctx.nextAddedCallId();
+    if (added) {
+      result.addedCalls.push({ id: toolCallId, type: 'function', function: { name: step.tool, arguments: JSON.stringify(step.args) } });
+    }
+    // A human approving a plan does not override a policy that refuses a call outright.
+    const content =
+      evaluatePolicy(tool, step.args) === 'deny'
+      ? deniedCall(ctx, tool, toolCallId)
+      : await runCall(ctx, tool, toolCallId, step.args, { trackingId: view.trackingId, approvedBy });
+    result.messages.push({ toolCallId, content: added ? addedStepMessage(content) : content });
+  }
+  const kept = new Set(finalPlan.map((step) => step.toolCallId));
+  for (const item of items) {
+    if (!kept.has(item.call.id)) {
+      result.messages.push({ toolCallId: item.call.id, content: cutFromPlanMessage(item.tool.name, outcome?.message) });
+    }
+  }
+  return result;
+}
+
+/** One plan, one decision: every role any of its gated calls needs, the strictest quorum and deadline. */
+function mergePolicies(policies: ApprovalPolicy[]): Pick<
+  ApprovalPolicy,
+  'approvers' | 'requiredApprovals' | 'allowSelfApproval' | 'deadlineSeconds' | 'onTimeout'
+> {
+  return {
+    approvers: [...new Set(policies.flatMap((p) => p.approvers))],
+    requiredApprovals: Math.max(...policies.map((p) => p.requiredApprovals)),
+    allowSelfApproval: policies.every((p) => p.allowSelfApproval),
+    deadlineSeconds: Math.min(...policies.map((p) => p.deadlineSeconds)),
+    onTimeout: policies.find((p) => p.onTimeout.action === 'escalate')?.onTimeout ?? { action: 'reject' },
+  };
+}

@@ -1,0 +1,76 @@
+import { isCancellation } from '@temporalio/workflow';
+import type { JsonObject, JsonValue, ToolSpec } from '../protocol/index.js';
+import { runTool } from './activities.js';
+import { awaitHumanDecision } from './approval-gate.js';
+import { failureMessage } from './describe.js';
+import { policyOf } from './evaluate-policy.js';
+import type { RunContext } from './run-context.js';
+import { failedMessage, resultMessage, resultWithheldMessage } from './tool-messages.js';
+
+export interface CallAuthority {
+  trackingId?: string;
+  approvedBy: string[];
+}
+
+/**
+ * Runs one allowed call and returns the tool message. With `reviewResult`, the output waits for a
+ * human (approve, edit or replace it, or withhold it) before the model sees it.
+ */
+export async function runCall(
+  ctx: RunContext,
+  tool: ToolSpec,
+  toolCallId: string,
+  args: JsonObject,
+  authority: CallAuthority,
+): Promise<string> {
+  let result: JsonValue;
+  try {
+    result = await runTool({
+      agent: ctx.agent.name,
+      tool: tool.name,
+      args,
+      runId: ctx.runId,
+      toolCallId,
+      ...(authority.trackingId ? { trackingId: authority.trackingId } : {}),
+      approvedBy: authority.approvedBy,
+    });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const error = failureMessage(err);
+    ctx.log.add({ type: 'tool.ran', tool: tool.name, trackingId: authority.trackingId, data: { toolCallId, ok: false, error } });
+    return failedMessage(tool.name, error);
+  }
+  ctx.log.add({ type: 'tool.ran', tool: tool.name, trackingId: authority.trackingId, data: { toolCallId, ok: true } });
+
+  const policy = policyOf(tool);
+  if (tool.safe || !policy.reviewResult) return resultMessage(result);
+  const review = await awaitHumanDecision(ctx.book, {
+    kind: 'result',
+    tool: tool.name,
+    toolCallId,
+    args,
+    result,
+    description: `Review the output of ${tool.name} before the agent sees it.`,
+    schema: {},
+    allowedDecisions: isObject(result) ? ['approve', 'edit', 'respond', 'reject'] : ['approve', 'respond', 'reject'],
+    approvers: policy.approvers,
+    requiredApprovals: 1,
+    allowSelfApproval: policy.allowSelfApproval,
+    deadlineSeconds: policy.deadlineSeconds,
+    onTimeout: policy.onTimeout,
+  });
+  const outcome = review.outcome;
+  switch (review.status) {
+    case 'approved':
+      return resultMessage(result);
+    case 'edited':
+    case 'responded':
+      return resultMessage(outcome?.result ?? result);
+    default:
+      return resultWithheldMessage(tool.name, outcome?.by ?? [], outcome?.message);
+  }
+}
+
+function isObject(value: JsonValue): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

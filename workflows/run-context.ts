@@ -1,0 +1,16 @@
+import type { AgentSpec, ToolSpec } from '../protocol/index.js';
+import type { ApprovalBook } from './approval-book.js';
+import type { RunLog } from './run-log.js';
+
+/** What the parts of one run share. */
+export interface RunContext {
+  runId: string;
+  agent: AgentSpec;
+  requester?: string;
+  /** The agent's registered tools by name (without the built-in ask_human). */
+  tools: ReadonlyMap<string, ToolSpec>;
+  log: RunLog;
+  book: ApprovalBook;
+  /** Tool call ids for steps a human added to a plan: unique in the run. */
+  nextAddedCallId(): string;
+}
