@@ -42,7 +42,10 @@ export function createCallModel(settings: ModelSettings) {
       );
     } catch (err) {
       if (isPermanent(err)) {
-        throw ApplicationFailure.nonRetryable(`model refused the request: ${(err as Error).message}`, 'ModelRequestError');
+        throw ApplicationFailure.nonRetryable(
+          `model refused the request: ${(err as Error).message}`,
+          'ModelRequestError',
+        );
       }
       throw err;
     }
@@ -50,7 +53,13 @@ export function createCallModel(settings: ModelSettings) {
     if (!message) throw new Error('the model answered with no choices');
     const toolCalls = (message.tool_calls ?? []).flatMap((call) =>
       call.type === 'function'
-        ? [{ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments } }]
+        ? [
+            {
+              id: call.id,
+              type: 'function' as const,
+              function: { name: call.function.name, arguments: call.function.arguments },
+            },
+          ]
         : [],
     );
     return { content: message.content ?? null, toolCalls };

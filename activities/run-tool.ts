@@ -19,7 +19,10 @@ export function createRunTool(agents: AgentDefinition[]) {
     if (!tool) throw new Error(`this worker has no tool ${input.tool} for agent ${input.agent}`);
     const parsed = tool.parameters.safeParse(input.args);
     if (!parsed.success) {
-      throw ApplicationFailure.nonRetryable(`invalid arguments: ${parsed.error.message}`, 'InvalidToolArguments');
+      throw ApplicationFailure.nonRetryable(
+        `invalid arguments: ${parsed.error.message}`,
+        'InvalidToolArguments',
+      );
     }
     const context = Context.current();
     const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);

@@ -56,11 +56,21 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, _req, res, next)
     status = err.status;
     body = { error: { message: err.message, code: err.details.code, fields: err.details.fields } };
     if (err.details.extra) Object.assign(body.error, err.details.extra);
-  } else if (isBodyParserError(err)) {
+  } else if (isClientError(err)) {
+    // Body parsers and the router (a malformed %-escape in the path) throw these.
     status = err.status;
-    const message =
-      err.type === 'entity.too.large' ? 'request body too large' : 'request body is not valid JSON';
-    body = { error: { message, code: err.type === 'entity.too.large' ? 'too_large' : 'invalid_json' } };
+    const code =
+      err.type === 'entity.too.large'
+        ? 'too_large'
+        : err.type === 'entity.parse.failed'
+          ? 'invalid_json'
+          : 'bad_request';
+    const message = {
+      too_large: 'request body too large',
+      invalid_json: 'request body is not valid JSON',
+      bad_request: 'malformed request',
+    }[code];
+    body = { error: { message, code } };
   } else {
     console.error('countersign api:', err);
     body = { error: { message: 'internal error', code: 'internal' } };
@@ -68,12 +78,7 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, _req, res, next)
   res.status(status).json(body);
 };
 
-function isBodyParserError(err: unknown): err is { status: number; type: string } {
-  return (
-    typeof err === 'object' &&
-    err !== null &&
-    'type' in err &&
-    'status' in err &&
-    typeof err.status === 'number'
-  );
+function isClientError(err: unknown): err is { status: number; type?: string } {
+  if (typeof err !== 'object' || err === null || !('status' in err)) return false;
+  return typeof err.status === 'number' && err.status >= 400 && err.status < 500;
 }

@@ -254,7 +254,10 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
         },
       },
       '/api/me': {
-        get: { summary: 'The approver this token names', responses: { '200': json('Me', 'The caller.'), ...common } },
+        get: {
+          summary: 'The approver this token names',
+          responses: { '200': json('Me', 'The caller.'), ...common },
+        },
       },
       '/api/openapi.json': {
         get: {

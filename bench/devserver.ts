@@ -8,7 +8,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
@@ -29,16 +29,7 @@ const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 function spawnDevServerProcess(opts: { dbPath: string; port: number; nodeFlags: string[] }) {
   const child = spawn(
     process.execPath,
-    [
-      ...opts.nodeFlags,
-      '--import',
-      'tsx',
-      devserverCli,
-      '--port',
-      String(opts.port),
-      '--db',
-      opts.dbPath,
-    ],
+    [...opts.nodeFlags, '--import', 'tsx', devserverCli, '--port', String(opts.port), '--db', opts.dbPath],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = new Promise<number | string>((resolve) =>
@@ -147,8 +138,20 @@ const connection = await Connection.connect({ address: server.address });
 const client = new Client({ connection });
 const native = await NativeConnection.connect({ address: server.address });
 const taskQueue = 'bench';
-const worker = await Worker.create({ connection: native, taskQueue, workflowsPath, activities });
+// SDK defaults throughout (1.24.0: eager activity dispatch requested, sticky queues on,
+// maxConcurrentWorkflowTaskExecutions 40, reuseV8Context); printed with the figures.
+const workerOptions = {};
+const worker = await Worker.create({
+  connection: native,
+  taskQueue,
+  workflowsPath,
+  activities,
+  ...workerOptions,
+});
 const running = worker.run();
+
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+const machine = { cpus: availableParallelism(), loadAverageAtStart: loadAverage() };
 
 try {
   // (a) throughput
@@ -204,6 +207,8 @@ try {
   console.log(
     JSON.stringify(
       {
+        machine: { ...machine, loadAverageAtEnd: loadAverage() },
+        workerOptions: Object.keys(workerOptions).length > 0 ? workerOptions : 'SDK defaults',
         throughput: {
           workflows: WORKFLOWS,
           seconds: +throughputSeconds.toFixed(2),

@@ -41,7 +41,11 @@ function cpuOf(system: SystemInstance): Record<string, number> {
 /** N runs paused at once, weighed, optionally evicted, then all approved. */
 async function batch(system: SystemInstance, args: BenchArgs, size: number, evict: boolean): Promise<Batch> {
   const bytesBefore = system.persistedBytes();
-  const { pausedMs } = await system.driver.request<{ pausedMs: number }>({ phase: 'pause', count: size, inFlight: args.inFlight });
+  const { pausedMs } = await system.driver.request<{ pausedMs: number }>({
+    phase: 'pause',
+    count: size,
+    inFlight: args.inFlight,
+  });
   const bytesPerPausedRun = (system.persistedBytes() - bytesBefore) / size;
   const rssPaused = rssOf(system);
   let rssEvicted: Record<string, number> | undefined;
@@ -51,26 +55,39 @@ async function batch(system: SystemInstance, args: BenchArgs, size: number, evic
     await sleep(2_000);
     rssEvicted = rssOf(system);
   }
-  const { doneMs } = await system.driver.request<{ doneMs: number }>({ phase: 'approveAll', inFlight: args.inFlight });
+  const { doneMs } = await system.driver.request<{ doneMs: number }>({
+    phase: 'approveAll',
+    inFlight: args.inFlight,
+  });
   return { size, pausedMs, doneMs, afterEviction: evict, bytesPerPausedRun, rssPaused, rssEvicted };
 }
 
-export async function measureSystem(system: SystemInstance, args: BenchArgs, modelPid: number): Promise<SystemResult> {
+export async function measureSystem(
+  system: SystemInstance,
+  args: BenchArgs,
+  modelPid: number,
+): Promise<SystemResult> {
   const driver = system.driver;
   if (args.warmup > 0) await driver.request({ phase: 'sequential', runs: args.warmup });
 
   const cpuBefore = cpuOf(system);
   const modelBefore = cpuMs(modelPid);
-  const sequential = await driver.request<{ full: number[]; decision: number[] }>({ phase: 'sequential', runs: args.runs });
+  const sequential = await driver.request<{ full: number[]; decision: number[] }>({
+    phase: 'sequential',
+    runs: args.runs,
+  });
   const cpuAfter = cpuOf(system);
   const modelAfter = cpuMs(modelPid);
   const runs = Math.max(1, args.runs);
-  const byProcess = Object.fromEntries(Object.entries(cpuAfter).map(([label, ms]) => [label, (ms - cpuBefore[label]!) / runs]));
+  const byProcess = Object.fromEntries(
+    Object.entries(cpuAfter).map(([label, ms]) => [label, (ms - cpuBefore[label]!) / runs]),
+  );
 
   const batches: Batch[] = [];
   for (const size of args.paused) batches.push(await batch(system, args, size, false));
   // Runs that wait for days are evicted from the worker's cache: one more batch measures that case.
-  if (args.evict && system.evict && args.paused.length > 0) batches.push(await batch(system, args, Math.max(...args.paused), true));
+  if (args.evict && system.evict && args.paused.length > 0)
+    batches.push(await batch(system, args, Math.max(...args.paused), true));
 
   return {
     system: system.name,

@@ -23,7 +23,12 @@ let floor;
 
 try {
   if (args.floorRuns > 0) {
-    const floorChild = await startChild({ label: 'floor', file: 'bench/model/floor.ts', env: { BENCH_MODEL_URL: modelUrl }, ready: 'ipc' });
+    const floorChild = await startChild({
+      label: 'floor',
+      file: 'bench/model/floor.ts',
+      env: { BENCH_MODEL_URL: modelUrl },
+      ready: 'ipc',
+    });
     floor = summarize(await floorChild.request<number[]>({ runs: args.floorRuns }));
     await floorChild.kill();
   }
@@ -47,12 +52,18 @@ try {
 }
 
 console.log(`\n${formatTables(results, floor)}`);
-for (const [name, message] of Object.entries(failures)) console.log(`\n${name}: FAILED: ${message.split('\n')[0]}`);
+for (const [name, message] of Object.entries(failures))
+  console.log(`\n${name}: FAILED: ${message.split('\n')[0]}`);
 
 const outDir = path.resolve(args.outDir);
 mkdirSync(outDir, { recursive: true });
 const file = path.join(outDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryBytes: os.totalmem(), node: process.version };
+const machine = {
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model,
+  memoryBytes: os.totalmem(),
+  node: process.version,
+};
 writeFileSync(file, `${JSON.stringify({ args, machine, floor, results, failures }, null, 2)}\n`);
 console.log(`\nbench: wrote ${path.relative(process.cwd(), file)}`);
 if (Object.keys(failures).length > 0) process.exitCode = 1;

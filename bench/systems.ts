@@ -28,7 +28,12 @@ const BENCH_AGENTS = fileURLToPath(new URL('./countersign/agents.ts', import.met
 
 const token = () => randomBytes(24).toString('base64url');
 
-async function inProcessPeer(name: SystemName, file: string, ctx: Context, dir: string): Promise<SystemInstance> {
+async function inProcessPeer(
+  name: SystemName,
+  file: string,
+  ctx: Context,
+  dir: string,
+): Promise<SystemInstance> {
   const driver = await startChild({
     label: name,
     file,
@@ -105,7 +110,12 @@ async function temporalOpenAiAgents(ctx: Context, dir: string): Promise<SystemIn
     timeoutMs: 120_000,
   };
   let worker = await startChild(workerSpec);
-  const driver = await startChild({ label: 'openai-agents client', file: 'bench/peers/temporal-agents/driver.ts', env, ready: 'ipc' });
+  const driver = await startChild({
+    label: 'openai-agents client',
+    file: 'bench/peers/temporal-agents/driver.ts',
+    env,
+    ready: 'ipc',
+  });
   return {
     name: 'temporal-openai-agents',
     driver,

@@ -2,19 +2,24 @@ import type { SystemResult } from './measure.js';
 import type { Summary } from './lib/stats.js';
 
 const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : '-');
-const mb = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '-' : (v / 1048576).toFixed(0));
+const mb = (v: number | undefined) =>
+  v === undefined || !Number.isFinite(v) ? '-' : (v / 1048576).toFixed(0);
 const kb = (v: number) => (Number.isFinite(v) ? (v / 1024).toFixed(2) : '-');
 
 function render(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
 /** The figures a reader compares, one row per system; everything else is in the JSON. */
 export function formatTables(results: SystemResult[], floor: Summary | undefined): string {
   const parts: string[] = [];
-  if (floor) parts.push(`floor: fake model round trip via the openai client p50 ${ms(floor.p50)} ms, p95 ${ms(floor.p95)} ms (n=${floor.n})`);
+  if (floor)
+    parts.push(
+      `floor: fake model round trip via the openai client p50 ${ms(floor.p50)} ms, p95 ${ms(floor.p95)} ms (n=${floor.n})`,
+    );
   parts.push(
     render(
       ['system', 'runs', 'full p50', 'p95', 'p99', 'decision->done p50', 'p95', 'cpu ms/run', '(model)'],
@@ -49,7 +54,18 @@ export function formatTables(results: SystemResult[], floor: Summary | undefined
     ]),
   );
   parts.push(
-    render(['system', 'paused', 'all paused ms', 'all done ms', 'KB/paused run', 'RSS MB paused', 'RSS MB evicted'], batchRows),
+    render(
+      [
+        'system',
+        'paused',
+        'all paused ms',
+        'all done ms',
+        'KB/paused run',
+        'RSS MB paused',
+        'RSS MB evicted',
+      ],
+      batchRows,
+    ),
   );
   return parts.join('\n\n');
 }

@@ -99,7 +99,9 @@ export async function serveChatCompletions(
       function: {
         name: call.function.name,
         arguments:
-          typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments),
+          typeof call.function.arguments === 'string'
+            ? call.function.arguments
+            : JSON.stringify(call.function.arguments),
       },
     }));
     const hasCalls = toolCalls !== undefined && toolCalls.length > 0;
@@ -160,13 +162,23 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function errorBody(status: number, message: string) {
-  const type = status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
+  const type =
+    status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
   return { error: { message, type, code: null, param: null } };
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }

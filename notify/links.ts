@@ -53,10 +53,10 @@ export function signLink(secret: string, claims: Omit<LinkClaims, 'nonce'> & { n
 export function verifyLink(secret: string, token: string, now = Date.now()): LinkCheck {
   const [payload, signature, extra] = token.split('.');
   if (!payload || !signature || extra !== undefined) return { ok: false, reason: 'invalid' };
-  const expected = mac(secret, payload);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected))
-    return { ok: false, reason: 'invalid' };
+  // Compared as text: base64url's unused low bits would let a second spelling decode to the same bytes.
+  const expected = Buffer.from(mac(secret, payload).toString('base64url'));
+  const given = Buffer.from(signature);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
   let raw: unknown;
   try {
     raw = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));

@@ -14,13 +14,19 @@ const scenarios = readdirSync(new URL('../test/workflow/', import.meta.url))
   .map((name) => `test/workflow/${name}`);
 
 for (const name of readdirSync(histories)) if (name.endsWith('.json')) rmSync(new URL(name, histories));
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...scenarios], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, COUNTERSIGN_RECORD_HISTORIES: '1' },
-});
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', ...scenarios],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, COUNTERSIGN_RECORD_HISTORIES: '1' },
+  },
+);
 if (result.status !== 0) {
   console.error('a scenario failed; the histories are incomplete');
   process.exit(result.status ?? 1);
 }
-console.log(`recorded ${readdirSync(histories).filter((n) => n.endsWith('.json')).length} histories in test/histories/`);
+console.log(
+  `recorded ${readdirSync(histories).filter((n) => n.endsWith('.json')).length} histories in test/histories/`,
+);

@@ -19,7 +19,10 @@ export interface CreateWorkerOptions {
   identity?: string;
   /** Passed through to the SDK worker (concurrency, cache size, shutdown grace time...). */
   workerOptions?: Partial<
-    Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle'>
+    Omit<
+      WorkerOptions,
+      'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle'
+    >
   >;
 }
 
@@ -30,14 +33,20 @@ export function bundleWorkflows(): Promise<{ code: string }> {
 
 /** One call to run Countersign's agents on any Temporal: the agent workflow and its activities. */
 export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
-  const activities = createActivities({ agents: options.agents, model: options.model, notifier: options.notifier });
+  const activities = createActivities({
+    agents: options.agents,
+    model: options.model,
+    notifier: options.notifier,
+  });
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     ...(options.identity ? { identity: options.identity } : {}),
     activities,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath: WORKFLOWS_PATH }),
     ...options.workerOptions,
   });
 }

@@ -4,13 +4,23 @@ import type { CountersignActivities } from './activity-types.js';
 /** The model call: the openai client retries 429/5xx itself; Temporal retries what is left. */
 export const { callModel } = proxyActivities<CountersignActivities>({
   startToCloseTimeout: '10 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+  },
 });
 
 /** Notifications: retried for a while; the approval is visible in the inbox whatever happens to them. */
 export const { requestApproval } = proxyActivities<CountersignActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 8,
+  },
 });
 
 /**
@@ -20,5 +30,10 @@ export const { requestApproval } = proxyActivities<CountersignActivities>({
 export const { runTool } = proxyActivities<CountersignActivities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 3,
+  },
 });

@@ -1,4 +1,12 @@
-import type { ApprovalTicket, ApprovalView, JsonObject, JsonSchema, JsonValue, TranscriptMessage, ToolCall } from '../protocol/index.js';
+import type {
+  ApprovalTicket,
+  ApprovalView,
+  JsonObject,
+  JsonSchema,
+  JsonValue,
+  TranscriptMessage,
+  ToolCall,
+} from '../protocol/index.js';
 
 /** A tool as the model is told about it. */
 export interface ModelTool {

@@ -1,11 +1,24 @@
 import { ActivityFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { RunInput, RunOutput, RunState, RunStatus, ToolCall, TranscriptMessage } from '../protocol/index.js';
+import type {
+  RunInput,
+  RunOutput,
+  RunState,
+  RunStatus,
+  ToolCall,
+  TranscriptMessage,
+} from '../protocol/index.js';
 import { callModel } from './activities.js';
 import type { ModelTool } from './activity-types.js';
 import { ApprovalBook } from './approval-book.js';
 import { ASK_HUMAN_SPEC } from './ask-human.js';
 import { askHuman } from './ask-human-call.js';
-import { approvalQuery, decisionOutcomeQuery, decisionSignal, eventsQuery, stateQuery } from './definitions.js';
+import {
+  approvalQuery,
+  decisionOutcomeQuery,
+  decisionSignal,
+  eventsQuery,
+  stateQuery,
+} from './definitions.js';
 import { failureMessage } from './describe.js';
 import { deniedCall, gatedCall } from './gated-call.js';
 import { parseCall, type ParsedCall } from './parse-call.js';
@@ -38,7 +51,8 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
 
   const publish = () => visibility.publish(status, book.pending());
   const book = new ApprovalBook({ runId, agent: agent.name, requester: input.requester, tools }, log, () => {
-    if (status === 'running' || status === 'waiting') status = book.pending().length > 0 ? 'waiting' : 'running';
+    if (status === 'running' || status === 'waiting')
+      status = book.pending().length > 0 ? 'waiting' : 'running';
     publish();
   });
   const ctx: RunContext = {
@@ -52,20 +66,23 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
   };
 
   setHandler(decisionSignal, (signal) => book.decide(signal));
-  setHandler(stateQuery, (): RunState => ({
-    runId,
-    agent: agent.name,
-    input: input.input,
-    ...(input.requester !== undefined ? { requester: input.requester } : {}),
-    status,
-    turns,
-    transcript,
-    pending: book.pending(),
-    approvals: book.all(),
-    events: log.events,
-    ...(output !== undefined ? { output } : {}),
-    startedAt,
-  }));
+  setHandler(
+    stateQuery,
+    (): RunState => ({
+      runId,
+      agent: agent.name,
+      input: input.input,
+      ...(input.requester !== undefined ? { requester: input.requester } : {}),
+      status,
+      turns,
+      transcript,
+      pending: book.pending(),
+      approvals: book.all(),
+      events: log.events,
+      ...(output !== undefined ? { output } : {}),
+      startedAt,
+    }),
+  );
   setHandler(approvalQuery, (trackingId) => book.get(trackingId));
   setHandler(decisionOutcomeQuery, (requestId) => book.outcome(requestId));
   setHandler(eventsQuery, (afterId) => log.after(afterId));
@@ -73,7 +90,11 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
   const finish = (result: RunOutput): RunOutput => {
     status = result.status;
     output = result.output;
-    log.add({ type: 'run.finished', ...(result.reason ? { reason: result.reason } : {}), data: { status: result.status } });
+    log.add({
+      type: 'run.finished',
+      ...(result.reason ? { reason: result.reason } : {}),
+      data: { status: result.status },
+    });
     publish();
     return result;
   };
@@ -85,7 +106,10 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
     while (turns < agent.maxTurns) {
       turns++;
       const reply = await callModel({ model: agent.model, messages: transcript, tools: modelTools });
-      log.add({ type: 'model.responded', data: { turn: turns, toolCalls: reply.toolCalls.map((c) => c.function.name) } });
+      log.add({
+        type: 'model.responded',
+        data: { turn: turns, toolCalls: reply.toolCalls.map((c) => c.function.name) },
+      });
       const assistant: TranscriptMessage = {
         role: 'assistant',
         content: reply.content,
@@ -95,7 +119,8 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
       if (reply.toolCalls.length === 0) return finish({ status: 'completed', output: reply.content ?? '' });
       const { messages, addedCalls: humanCalls } = await runTurn(ctx, reply.toolCalls);
       if (humanCalls.length > 0) assistant.tool_calls = [...reply.toolCalls, ...humanCalls];
-      for (const message of messages) transcript.push({ role: 'tool', tool_call_id: message.toolCallId, content: message.content });
+      for (const message of messages)
+        transcript.push({ role: 'tool', tool_call_id: message.toolCallId, content: message.content });
     }
     return finish({ status: 'failed', reason: `the turn limit of ${agent.maxTurns} was reached` });
   } catch (err) {
@@ -119,19 +144,25 @@ async function runTurn(
   calls: ToolCall[],
 ): Promise<{ messages: { toolCallId: string; content: string }[]; addedCalls: ToolCall[] }> {
   const parsed = calls.map((call) => parseCall(ctx, call));
-  const toolItems = parsed.filter((item): item is Extract<ParsedCall, { kind: 'tool' }> => item.kind === 'tool');
+  const toolItems = parsed.filter(
+    (item): item is Extract<ParsedCall, { kind: 'tool' }> => item.kind === 'tool',
+  );
   const planned = ctx.agent.planReview && toolItems.some((item) => item.verdict === 'approve');
   const handled = planned ? parsed.filter((item) => item.kind !== 'tool') : parsed;
 
-  const work: Promise<{ messages: { toolCallId: string; content: string }[]; addedCalls: ToolCall[] }>[] = handled.map(
-    async (item) => ({ messages: [{ toolCallId: item.call.id, content: await answer(ctx, item) }], addedCalls: [] }),
-  );
+  const work: Promise<{ messages: { toolCallId: string; content: string }[]; addedCalls: ToolCall[] }>[] =
+    handled.map(async (item) => ({
+      messages: [{ toolCallId: item.call.id, content: await answer(ctx, item) }],
+      addedCalls: [],
+    }));
   if (planned) work.push(reviewPlan(ctx, toolItems));
   // Wait for every branch before failing, so a cancellation leaves no promise rejected unobserved.
   const settled = await Promise.allSettled(work);
   const failed = settled.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
-  const results = settled.map((result) => (result as PromiseFulfilledResult<Awaited<(typeof work)[number]>>).value);
+  const results = settled.map(
+    (result) => (result as PromiseFulfilledResult<Awaited<(typeof work)[number]>>).value,
+  );
   const byId = new Map(results.flatMap((r) => r.messages).map((m) => [m.toolCallId, m.content]));
   const addedCalls = results.flatMap((r) => r.addedCalls);
   // Tool messages follow the order of the calls in the assistant message.
@@ -147,7 +178,8 @@ function answer(ctx: RunContext, item: ParsedCall): Promise<string> | string {
       return askHuman(ctx, item.call.id, item.args);
     case 'tool':
       if (item.verdict === 'deny') return deniedCall(ctx, item.tool, item.call.id);
-      if (item.verdict === 'auto') return runCall(ctx, item.tool, item.call.id, item.args, { approvedBy: [] });
+      if (item.verdict === 'auto')
+        return runCall(ctx, item.tool, item.call.id, item.args, { approvedBy: [] });
       return gatedCall(ctx, item.tool, item.call.id, item.args);
   }
 }

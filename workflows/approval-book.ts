@@ -120,7 +120,12 @@ export class ApprovalBook {
       type: 'approval.requested',
       trackingId,
       tool: request.tool,
-      data: { kind: request.kind, toolCallId: request.toolCallId, approvers: request.approvers, deadline: view.deadline },
+      data: {
+        kind: request.kind,
+        toolCallId: request.toolCallId,
+        approvers: request.approvers,
+        deadline: view.deadline,
+      },
     });
     this.onChange();
     return record;
@@ -154,7 +159,12 @@ export class ApprovalBook {
         reason: checked.reason,
         ...(checked.fieldErrors ? { data: { fieldErrors: checked.fieldErrors } } : {}),
       });
-      this.record(signal, record, { accepted: false, code: checked.code, reason: checked.reason, fieldErrors: checked.fieldErrors });
+      this.record(signal, record, {
+        accepted: false,
+        code: checked.code,
+        reason: checked.reason,
+        fieldErrors: checked.fieldErrors,
+      });
       return;
     }
     if (signal.linkNonce !== undefined) this.usedNonces.add(signal.linkNonce);
@@ -183,7 +193,8 @@ export class ApprovalBook {
   /** The run was cancelled: every approval still pending ends as cancelled. */
   cancelPending(): void {
     for (const record of this.records.values()) {
-      if (record.view.status === 'pending') this.settle(record, 'cancelled', { by: [], message: 'the run was cancelled' });
+      if (record.view.status === 'pending')
+        this.settle(record, 'cancelled', { by: [], message: 'the run was cancelled' });
     }
   }
 
@@ -229,15 +240,31 @@ export class ApprovalBook {
     if (!record.edited) {
       this.settle(record, 'approved', { by: approvers, message: decision.message });
     } else if (view.kind === 'plan') {
-      this.settle(record, 'edited', { by: approvers, plan: view.plan, diff: diffJson(record.original.plan, view.plan) });
+      this.settle(record, 'edited', {
+        by: approvers,
+        plan: view.plan,
+        diff: diffJson(record.original.plan, view.plan),
+      });
     } else if (view.kind === 'result') {
-      this.settle(record, 'edited', { by: approvers, result: view.result, diff: diffJson(record.original.result, view.result) });
+      this.settle(record, 'edited', {
+        by: approvers,
+        result: view.result,
+        diff: diffJson(record.original.result, view.result),
+      });
     } else {
-      this.settle(record, 'edited', { by: approvers, args: view.args, diff: diffJson(record.original.args, view.args) });
+      this.settle(record, 'edited', {
+        by: approvers,
+        args: view.args,
+        diff: diffJson(record.original.args, view.args),
+      });
     }
   }
 
-  private settle(record: ApprovalRecord, status: ApprovalStatus, fields: Omit<ApprovalOutcome, 'status' | 'at'>): void {
+  private settle(
+    record: ApprovalRecord,
+    status: ApprovalStatus,
+    fields: Omit<ApprovalOutcome, 'status' | 'at'>,
+  ): void {
     const outcome: ApprovalOutcome = { status, at: new Date().toISOString(), by: fields.by };
     for (const [key, value] of Object.entries(fields)) {
       if (value !== undefined) (outcome as Record<string, unknown>)[key] = value;
@@ -281,7 +308,12 @@ export class ApprovalBook {
     const fields = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
     const requestId = typeof fields.requestId === 'string' ? fields.requestId : undefined;
     const trackingId = typeof fields.trackingId === 'string' ? fields.trackingId : '';
-    this.log.add({ type: 'decision.refused', trackingId: trackingId || undefined, code: 'decision_not_allowed', reason: `malformed decision: ${reason}` });
+    this.log.add({
+      type: 'decision.refused',
+      trackingId: trackingId || undefined,
+      code: 'decision_not_allowed',
+      reason: `malformed decision: ${reason}`,
+    });
     if (requestId === undefined || this.outcomes.has(requestId)) return;
     const record = this.records.get(trackingId);
     this.outcomes.set(requestId, {

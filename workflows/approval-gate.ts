@@ -7,7 +7,10 @@ import type { ApprovalBook, ApprovalRequest } from './approval-book.js';
  * Asks a human and waits, durably, for the decision or the deadline. Decisions are applied by the
  * signal handler; this only watches the approval's status beside a timer. Returns the settled view.
  */
-export async function awaitHumanDecision(book: ApprovalBook, request: ApprovalRequest): Promise<ApprovalView> {
+export async function awaitHumanDecision(
+  book: ApprovalBook,
+  request: ApprovalRequest,
+): Promise<ApprovalView> {
   const record = book.open(request);
   const view = record.view;
   // Notifications go out beside the wait: the deadline runs from the request, and a slow mail
@@ -36,6 +39,7 @@ async function notify(view: ApprovalView): Promise<void> {
   try {
     await requestApproval(view);
   } catch (err) {
-    if (!isCancellation(err)) log.warn('notifications failed', { trackingId: view.trackingId, error: String(err) });
+    if (!isCancellation(err))
+      log.warn('notifications failed', { trackingId: view.trackingId, error: String(err) });
   }
 }

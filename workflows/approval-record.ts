@@ -1,4 +1,11 @@
-import type { ApprovalView, JsonSchema, JsonObject, JsonValue, PlanStep, ToolSpec } from '../protocol/index.js';
+import type {
+  ApprovalView,
+  JsonSchema,
+  JsonObject,
+  JsonValue,
+  PlanStep,
+  ToolSpec,
+} from '../protocol/index.js';
 
 /** One approval as the workflow keeps it: the public view plus what the model first proposed. */
 export interface ApprovalRecord {

@@ -1,7 +1,11 @@
 import type { ArgChange, JsonValue } from '../protocol/index.js';
 
 /** The changes between two JSON values, each at a JSON pointer (RFC 6901). */
-export function diffJson(before: JsonValue | undefined, after: JsonValue | undefined, path = ''): ArgChange[] {
+export function diffJson(
+  before: JsonValue | undefined,
+  after: JsonValue | undefined,
+  path = '',
+): ArgChange[] {
   if (isObject(before) && isObject(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     return keys.flatMap((key) => diffJson(before[key], after[key], `${path}/${escapePointer(key)}`));

@@ -10,7 +10,12 @@ export const ASK_HUMAN_SPEC: ToolSpec = {
     type: 'object',
     properties: {
       question: { type: 'string', minLength: 1, description: 'The question, self-contained.' },
-      choices: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'Allowed answers, if any.' },
+      choices: {
+        type: 'array',
+        items: { type: 'string' },
+        minItems: 1,
+        description: 'Allowed answers, if any.',
+      },
     },
     required: ['question'],
   },
@@ -20,6 +25,7 @@ export const ASK_HUMAN_SPEC: ToolSpec = {
 /** The schema a `respond` answer must meet: one of the choices when given, any JSON otherwise. */
 export function answerSchema(args: JsonObject): JsonSchema {
   const choices = args.choices;
-  if (Array.isArray(choices) && choices.every((c) => typeof c === 'string')) return { type: 'string', enum: choices };
+  if (Array.isArray(choices) && choices.every((c) => typeof c === 'string'))
+    return { type: 'string', enum: choices };
   return {};
 }

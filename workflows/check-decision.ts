@@ -1,4 +1,12 @@
-import type { ArgChange, DecisionSignal, FieldError, JsonObject, JsonValue, PlanStep, RefusalCode } from '../protocol/index.js';
+import type {
+  ArgChange,
+  DecisionSignal,
+  FieldError,
+  JsonObject,
+  JsonValue,
+  PlanStep,
+  RefusalCode,
+} from '../protocol/index.js';
 import { diffJson, topLevelField } from './arg-diff.js';
 import type { ApprovalRecord, DecisionContext } from './approval-record.js';
 import { validateAgainstSchema } from './validate-args.js';
@@ -31,7 +39,10 @@ export function checkDecision(
   }
   const decision = signal.decision;
   if (!view.allowedDecisions.includes(decision.type)) {
-    return refuse('decision_not_allowed', `${decision.type} is not allowed here; allowed: ${view.allowedDecisions.join(', ')}`);
+    return refuse(
+      'decision_not_allowed',
+      `${decision.type} is not allowed here; allowed: ${view.allowedDecisions.join(', ')}`,
+    );
   }
   if (!signal.approver.roles.some((role) => view.approvers.includes(role))) {
     return refuse('role_not_allowed', `deciding this needs one of the roles: ${view.approvers.join(', ')}`);
@@ -46,7 +57,10 @@ export function checkDecision(
     (decision.type === 'approve' || decision.type === 'edit') &&
     view.approvals.some((signoff) => signoff.approver === signal.approver.id)
   ) {
-    return refuse('already_approved_by_you', 'you have already approved this; the quorum needs distinct approvers');
+    return refuse(
+      'already_approved_by_you',
+      'you have already approved this; the quorum needs distinct approvers',
+    );
   }
   switch (decision.type) {
     case 'approve':
@@ -55,7 +69,9 @@ export function checkDecision(
     case 'respond': {
       const schema = view.kind === 'question' ? view.schema : (record.resultSchema ?? {});
       const errors = validateAgainstSchema(schema, decision.result, '/result');
-      return errors.length > 0 ? invalid('the answer does not match the expected schema', errors) : { ok: true, result: decision.result };
+      return errors.length > 0
+        ? invalid('the answer does not match the expected schema', errors)
+        : { ok: true, result: decision.result };
     }
     case 'edit':
       if (view.kind === 'plan') return checkPlanEdit(record, decision.plan, context);
@@ -65,20 +81,29 @@ export function checkDecision(
 
 function checkArgsEdit(record: ApprovalRecord, args: JsonObject | undefined): Refusal | Accepted {
   const view = record.view;
-  if (args === undefined) return invalid('an edit must carry the new arguments', [{ path: '/args', message: 'required' }]);
+  if (args === undefined)
+    return invalid('an edit must carry the new arguments', [{ path: '/args', message: 'required' }]);
   if (view.kind === 'result') return { ok: true, args, diff: diffJson(view.result, args) };
   const errors = validateAgainstSchema(view.schema, args, '/args');
   const diff = diffJson(view.args, args);
   const editable = view.editableFields;
   if (editable) {
-    const locked = [...new Set(diff.map((change) => topLevelField(change.path)))].filter((f) => !editable.includes(f));
-    for (const field of locked) errors.push({ path: `/args/${field}`, message: `${field} may not be edited` });
+    const locked = [...new Set(diff.map((change) => topLevelField(change.path)))].filter(
+      (f) => !editable.includes(f),
+    );
+    for (const field of locked)
+      errors.push({ path: `/args/${field}`, message: `${field} may not be edited` });
   }
   return errors.length > 0 ? invalid('the edited arguments are invalid', errors) : { ok: true, args, diff };
 }
 
-function checkPlanEdit(record: ApprovalRecord, plan: PlanStep[] | undefined, context: DecisionContext): Refusal | Accepted {
-  if (plan === undefined) return invalid('a plan edit must carry the new plan', [{ path: '/plan', message: 'required' }]);
+function checkPlanEdit(
+  record: ApprovalRecord,
+  plan: PlanStep[] | undefined,
+  context: DecisionContext,
+): Refusal | Accepted {
+  if (plan === undefined)
+    return invalid('a plan edit must carry the new plan', [{ path: '/plan', message: 'required' }]);
   const proposed = new Map((record.original.plan ?? []).map((step) => [step.toolCallId, step.tool]));
   const seen = new Set<string>();
   const errors: FieldError[] = [];

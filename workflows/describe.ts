@@ -16,7 +16,9 @@ export function describeCall(tool: ToolSpec, args: JsonObject): string {
 /** The most useful message of an activity failure: its cause's. */
 export function failureMessage(err: unknown): string {
   if (err instanceof ActivityFailure && err.cause) {
-    return err.cause instanceof ApplicationFailure || err.cause instanceof Error ? err.cause.message : String(err.cause);
+    return err.cause instanceof ApplicationFailure || err.cause instanceof Error
+      ? err.cause.message
+      : String(err.cause);
   }
   return err instanceof Error ? err.message : String(err);
 }

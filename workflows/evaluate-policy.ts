@@ -1,4 +1,12 @@
-import { ApprovalPolicy, type Condition, type JsonObject, type JsonValue, type PolicyRule, type ToolSpec, type Verdict } from '../protocol/index.js';
+import {
+  ApprovalPolicy,
+  type Condition,
+  type JsonObject,
+  type JsonValue,
+  type PolicyRule,
+  type ToolSpec,
+  type Verdict,
+} from '../protocol/index.js';
 
 /** The policy of a tool with none: a human decides, with every default. Safe by default. */
 export const DEFAULT_POLICY: ApprovalPolicy = ApprovalPolicy.parse({});
@@ -34,7 +42,11 @@ export function evaluateCondition(condition: Condition, args: JsonObject): boole
     case 'in':
       return actual !== undefined && Array.isArray(expected) && expected.some((v) => sameJson(actual, v));
     case 'matches':
-      return typeof actual === 'string' && typeof expected === 'string' && safeRegExp(expected)?.test(actual) === true;
+      return (
+        typeof actual === 'string' &&
+        typeof expected === 'string' &&
+        safeRegExp(expected)?.test(actual) === true
+      );
     case 'gt':
     case 'gte':
     case 'lt':
@@ -53,7 +65,11 @@ function lookup(args: JsonObject, path: string): JsonValue | undefined {
   return current;
 }
 
-function compare(actual: JsonValue | undefined, expected: JsonValue | undefined, op: 'gt' | 'gte' | 'lt' | 'lte'): boolean {
+function compare(
+  actual: JsonValue | undefined,
+  expected: JsonValue | undefined,
+  op: 'gt' | 'gte' | 'lt' | 'lte',
+): boolean {
   const bothNumbers = typeof actual === 'number' && typeof expected === 'number';
   const bothStrings = typeof actual === 'string' && typeof expected === 'string';
   if (!bothNumbers && !bothStrings) return false;

@@ -7,7 +7,12 @@ import { runCall } from './run-call.js';
 import { deniedMessage, expiredMessage, rejectedMessage, resultMessage } from './tool-messages.js';
 
 /** One call the policy sent to a human: wait for the decision, then synthesize the tool's response. */
-export async function gatedCall(ctx: RunContext, tool: ToolSpec, toolCallId: string, args: JsonObject): Promise<string> {
+export async function gatedCall(
+  ctx: RunContext,
+  tool: ToolSpec,
+  toolCallId: string,
+  args: JsonObject,
+): Promise<string> {
   const policy = policyOf(tool);
   const view = await awaitHumanDecision(ctx.book, {
     kind: 'call',
@@ -29,7 +34,10 @@ export async function gatedCall(ctx: RunContext, tool: ToolSpec, toolCallId: str
   switch (view.status) {
     case 'approved':
     case 'edited':
-      return runCall(ctx, tool, toolCallId, outcome?.args ?? args, { trackingId: view.trackingId, approvedBy: outcome?.by ?? [] });
+      return runCall(ctx, tool, toolCallId, outcome?.args ?? args, {
+        trackingId: view.trackingId,
+        approvedBy: outcome?.by ?? [],
+      });
     case 'responded':
       return resultMessage(outcome?.result ?? null);
     case 'rejected':

@@ -1,4 +1,10 @@
-import { ASK_HUMAN_TOOL, type JsonObject, type ToolCall, type ToolSpec, type Verdict } from '../protocol/index.js';
+import {
+  ASK_HUMAN_TOOL,
+  type JsonObject,
+  type ToolCall,
+  type ToolSpec,
+  type Verdict,
+} from '../protocol/index.js';
 import { evaluatePolicy } from './evaluate-policy.js';
 import type { RunContext } from './run-context.js';
 import { invalidArgsMessage, unknownToolMessage } from './tool-messages.js';
@@ -20,7 +26,11 @@ export function parseCall(ctx: RunContext, call: ToolCall): ParsedCall {
     return { kind: 'invalid', call, message: invalidArgsMessage(name, 'the arguments are not valid JSON') };
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    return { kind: 'invalid', call, message: invalidArgsMessage(name, 'the arguments must be a JSON object') };
+    return {
+      kind: 'invalid',
+      call,
+      message: invalidArgsMessage(name, 'the arguments must be a JSON object'),
+    };
   }
   const object = args as JsonObject;
   if (name === ASK_HUMAN_TOOL && ctx.agent.askHuman) {

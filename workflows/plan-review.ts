@@ -5,7 +5,12 @@ import { deniedCall } from './gated-call.js';
 import type { ParsedCall } from './parse-call.js';
 import type { RunContext } from './run-context.js';
 import { runCall } from './run-call.js';
-import { addedStepMessage, cutFromPlanMessage, expiredMessage, planRejectedMessage } from './tool-messages.js';
+import {
+  addedStepMessage,
+  cutFromPlanMessage,
+  expiredMessage,
+  planRejectedMessage,
+} from './tool-messages.js';
 
 type ToolCallItem = Extract<ParsedCall, { kind: 'tool' }>;
 
@@ -21,7 +26,11 @@ export interface PlanResult {
  * run in the approved order.
  */
 export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promise<PlanResult> {
-  const plan: PlanStep[] = items.map((item) => ({ tool: item.tool.name, args: item.args, toolCallId: item.call.id }));
+  const plan: PlanStep[] = items.map((item) => ({
+    tool: item.tool.name,
+    args: item.args,
+    toolCallId: item.call.id,
+  }));
   const gated = items.filter((item) => item.verdict === 'approve').map((item) => policyOf(item.tool));
   const policy = mergePolicies(gated);
   const view = await awaitHumanDecision(ctx.book, {
@@ -60,26 +69,35 @@ export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promis
     const added = step.toolCallId === undefined;
     const toolCallId = step.toolCallId ?? ctx.nextAddedCallId();
     if (added) {
-      result.addedCalls.push({ id: toolCallId, type: 'function', function: { name: step.tool, arguments: JSON.stringify(step.args) } });
+      result.addedCalls.push({
+        id: toolCallId,
+        type: 'function',
+        function: { name: step.tool, arguments: JSON.stringify(step.args) },
+      });
     }
     // A human approving a plan does not override a policy that refuses a call outright.
     const content =
       evaluatePolicy(tool, step.args) === 'deny'
-      ? deniedCall(ctx, tool, toolCallId)
-      : await runCall(ctx, tool, toolCallId, step.args, { trackingId: view.trackingId, approvedBy });
+        ? deniedCall(ctx, tool, toolCallId)
+        : await runCall(ctx, tool, toolCallId, step.args, { trackingId: view.trackingId, approvedBy });
     result.messages.push({ toolCallId, content: added ? addedStepMessage(content) : content });
   }
   const kept = new Set(finalPlan.map((step) => step.toolCallId));
   for (const item of items) {
     if (!kept.has(item.call.id)) {
-      result.messages.push({ toolCallId: item.call.id, content: cutFromPlanMessage(item.tool.name, outcome?.message) });
+      result.messages.push({
+        toolCallId: item.call.id,
+        content: cutFromPlanMessage(item.tool.name, outcome?.message),
+      });
     }
   }
   return result;
 }
 
 /** One plan, one decision: every role any of its gated calls needs, the strictest quorum and deadline. */
-function mergePolicies(policies: ApprovalPolicy[]): Pick<
+function mergePolicies(
+  policies: ApprovalPolicy[],
+): Pick<
   ApprovalPolicy,
   'approvers' | 'requiredApprovals' | 'allowSelfApproval' | 'deadlineSeconds' | 'onTimeout'
 > {

@@ -37,10 +37,20 @@ export async function runCall(
   } catch (err) {
     if (isCancellation(err)) throw err;
     const error = failureMessage(err);
-    ctx.log.add({ type: 'tool.ran', tool: tool.name, trackingId: authority.trackingId, data: { toolCallId, ok: false, error } });
+    ctx.log.add({
+      type: 'tool.ran',
+      tool: tool.name,
+      trackingId: authority.trackingId,
+      data: { toolCallId, ok: false, error },
+    });
     return failedMessage(tool.name, error);
   }
-  ctx.log.add({ type: 'tool.ran', tool: tool.name, trackingId: authority.trackingId, data: { toolCallId, ok: true } });
+  ctx.log.add({
+    type: 'tool.ran',
+    tool: tool.name,
+    trackingId: authority.trackingId,
+    data: { toolCallId, ok: true },
+  });
 
   const policy = policyOf(tool);
   if (tool.safe || !policy.reviewResult) return resultMessage(result);
@@ -52,7 +62,9 @@ export async function runCall(
     result,
     description: `Review the output of ${tool.name} before the agent sees it.`,
     schema: {},
-    allowedDecisions: isObject(result) ? ['approve', 'edit', 'respond', 'reject'] : ['approve', 'respond', 'reject'],
+    allowedDecisions: isObject(result)
+      ? ['approve', 'edit', 'respond', 'reject']
+      : ['approve', 'respond', 'reject'],
     approvers: policy.approvers,
     requiredApprovals: 1,
     allowSelfApproval: policy.allowSelfApproval,

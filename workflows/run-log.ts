@@ -13,7 +13,12 @@ export class RunLog {
 
   add(event: NewEvent): RunEvent {
     // Workflow time: deterministic on replay.
-    const entry: RunEvent = { id: this.events.length + 1, runId: this.runId, at: new Date().toISOString(), ...event };
+    const entry: RunEvent = {
+      id: this.events.length + 1,
+      runId: this.runId,
+      at: new Date().toISOString(),
+      ...event,
+    };
     this.events.push(entry);
     return entry;
   }

@@ -26,7 +26,9 @@ export function failedMessage(tool: string, error: string): string {
 
 export function invalidArgsMessage(tool: string, problems: FieldError[] | string): string {
   const detail =
-    typeof problems === 'string' ? problems : problems.map((p) => `${p.path || '(arguments)'}: ${p.message}`).join('; ');
+    typeof problems === 'string'
+      ? problems
+      : problems.map((p) => `${p.path || '(arguments)'}: ${p.message}`).join('; ');
   return `The arguments for ${tool} are invalid (${detail}); nothing was run. Correct them and call again.`;
 }
 
@@ -40,7 +42,10 @@ export function cutFromPlanMessage(tool: string, message: string | undefined): s
 }
 
 export function planRejectedMessage(tool: string, by: string[], message: string | undefined): string {
-  return rejectedMessage(tool, by, message).replace('refused this call', 'refused the plan containing this call');
+  return rejectedMessage(tool, by, message).replace(
+    'refused this call',
+    'refused the plan containing this call',
+  );
 }
 
 export function addedStepMessage(result: string): string {

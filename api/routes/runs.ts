@@ -26,7 +26,9 @@ export function runsRouter(options: ApiOptions): Router {
     const caller = approverOf(res);
     // The requester decides who may not approve their own run: only an admin may name someone else.
     if (body.requester && body.requester !== caller.id && !caller.roles.includes('admin')) {
-      throw new HttpError(403, 'only an admin may start a run on behalf of someone else', { code: 'role_not_allowed' });
+      throw new HttpError(403, 'only an admin may start a run on behalf of someone else', {
+        code: 'role_not_allowed',
+      });
     }
     const { runId } = await startRun(client, {
       agent,

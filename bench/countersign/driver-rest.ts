@@ -6,8 +6,14 @@ import { BENCH_AGENT } from './agents.js';
 
 const api = process.env.BENCH_API_URL!;
 // Runs are started by one approver and approved by another: nobody may approve their own run.
-const requester = { authorization: `Bearer ${process.env.BENCH_REQUESTER_TOKEN}`, 'content-type': 'application/json' };
-const reviewer = { authorization: `Bearer ${process.env.BENCH_REVIEWER_TOKEN}`, 'content-type': 'application/json' };
+const requester = {
+  authorization: `Bearer ${process.env.BENCH_REQUESTER_TOKEN}`,
+  'content-type': 'application/json',
+};
+const reviewer = {
+  authorization: `Bearer ${process.env.BENCH_REVIEWER_TOKEN}`,
+  'content-type': 'application/json',
+};
 
 interface Run {
   input: string;
@@ -18,7 +24,11 @@ interface Run {
 }
 
 async function call<T>(method: string, path: string, body?: unknown, headers = reviewer): Promise<T> {
-  const res = await fetch(`${api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${api}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
@@ -53,7 +63,8 @@ async function until(events: AsyncGenerator<{ type: string; trackingId?: string 
   }
 }
 
-const start = (input: string) => call<{ runId: string }>('POST', '/api/runs', { agent: BENCH_AGENT, input }, requester);
+const start = (input: string) =>
+  call<{ runId: string }>('POST', '/api/runs', { agent: BENCH_AGENT, input }, requester);
 
 serveDriver<Run>('countersign-rest', {
   async startPaused(input) {
@@ -63,7 +74,11 @@ serveDriver<Run>('countersign-rest', {
     return { input, runId, trackingId: requested.trackingId, events };
   },
   async startManyPaused(inputs, inFlight) {
-    const runs = await pool(inputs, inFlight, async (input): Promise<Run> => ({ input, ...(await start(input)) }));
+    const runs = await pool(
+      inputs,
+      inFlight,
+      async (input): Promise<Run> => ({ input, ...(await start(input)) }),
+    );
     // A reviewer's view: the inbox list, read until every run shows its pending approval.
     const byRun = new Map(runs.map((run) => [run.runId, run]));
     let waiting = 0;

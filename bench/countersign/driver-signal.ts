@@ -21,7 +21,10 @@ interface Run {
   output?: RunOutput;
 }
 
-const start = async (input: string): Promise<Run> => ({ input, ...(await startRun(client, { agent: agent!, input })) });
+const start = async (input: string): Promise<Run> => ({
+  input,
+  ...(await startRun(client, { agent: agent!, input })),
+});
 
 serveDriver<Run>('countersign-signal', {
   async startPaused(input) {

@@ -23,7 +23,8 @@ export interface SystemDriver<Run> {
 function check(input: string, answer: string): void {
   const expected = `${FINAL_PREFIX}${toolResult(refOf(input))}`;
   // A benchmark that measures a broken run measures nothing: every answer is checked.
-  if (!answer.includes(expected)) throw new Error(`run ${input} answered ${JSON.stringify(answer)}, expected ${expected}`);
+  if (!answer.includes(expected))
+    throw new Error(`run ${input} answered ${JSON.stringify(answer)}, expected ${expected}`);
 }
 
 /**

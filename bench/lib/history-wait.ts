@@ -33,7 +33,8 @@ export async function waitUntilPaused(fetchPage: FetchHistoryPage, activityType?
       }
       if (activityDone && event.workflowTaskCompletedEventAttributes) return;
     }
-    if (!page.nextPageToken || page.nextPageToken.length === 0) throw new Error('run closed before it paused');
+    if (!page.nextPageToken || page.nextPageToken.length === 0)
+      throw new Error('run closed before it paused');
     token = page.nextPageToken;
   }
 }

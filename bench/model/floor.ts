@@ -9,14 +9,21 @@ import { now } from '../lib/stats.js';
  */
 const openai = new OpenAI({ apiKey: 'bench', baseURL: process.env.BENCH_MODEL_URL, maxRetries: 0 });
 const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-  { type: 'function', function: { name: TOOL_NAME, parameters: { type: 'object', properties: { ref: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: { name: TOOL_NAME, parameters: { type: 'object', properties: { ref: { type: 'string' } } } },
+  },
 ];
 
 answerRequests(async (message) => {
   const samples: number[] = [];
   for (let i = 0; i < Number(message.runs); i++) {
     const t0 = now();
-    await openai.chat.completions.create({ model: MODEL_NAME, messages: [{ role: 'user', content: `ref=floor-${i}` }], tools });
+    await openai.chat.completions.create({
+      model: MODEL_NAME,
+      messages: [{ role: 'user', content: `ref=floor-${i}` }],
+      tools,
+    });
     samples.push(now() - t0);
   }
   return samples;

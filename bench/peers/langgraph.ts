@@ -32,7 +32,9 @@ async function model(state: typeof State.State) {
     tools,
   });
   const reply = completion.choices[0]!.message;
-  return { messages: [{ role: 'assistant', content: reply.content, tool_calls: reply.tool_calls } as Message] };
+  return {
+    messages: [{ role: 'assistant', content: reply.content, tool_calls: reply.tool_calls } as Message],
+  };
 }
 
 /** The gate: `interrupt()` pauses the thread until a `Command({ resume })` carries the decision. */

@@ -72,6 +72,7 @@ test('GET /api/openapi.json is public and derived from the protocol schemas', as
     '/api/approvals/{trackingId}/decision',
     '/api/approvals/{trackingId}/decisions/{requestId}',
     '/api/agents',
+    '/api/me',
   ]) {
     assert.ok(doc.paths[path], `documents ${path}`);
   }

@@ -57,6 +57,21 @@ test('POST /api/runs refuses bad bodies and unknown agents with field errors', a
   assert.equal(extra.status, 400);
 });
 
+test('only an admin may start a run on behalf of another requester', async () => {
+  const refused = await stack.http('POST', '/api/runs', {
+    token: tokens.bob,
+    body: { agent: 'bank', input: 'runs: on behalf', requester: 'alice' },
+  });
+  assert.equal(refused.status, 403);
+  stack.fake.script('runs: on behalf of carol', say('Hi Carol.'));
+  const allowed = await stack.http('POST', '/api/runs', {
+    token: tokens.alice,
+    body: { agent: 'bank', input: 'runs: on behalf of carol', requester: 'carol' },
+  });
+  assert.equal(allowed.status, 201);
+  assert.equal((await stack.state(allowed.body.runId)).requester, 'carol');
+});
+
 test('GET /api/runs/:runId shows a waiting run: status, transcript, pending approvals, audit', async () => {
   const runId = await stack.startRun('bank', 'runs: waiting', tokens.bob, transfer(1500), say('Sent.'));
   const [pending] = await stack.waitForPending(runId);

@@ -15,9 +15,16 @@ test(`${CONTENDERS} concurrent conflicting decisions on one approval: exactly on
   const fs = await startFaultStack({ reviewers: 3, decisionWaitMs: 60_000 });
   t.after(() => fs.close());
   const [run] = await startPlannedRuns(fs, random, 1);
-  await fs.reviewers[0]!.retry<{ status?: string }>('GET', `/api/approvals/${run!.trackingId}`, undefined, (r) => r.body.status === 'pending');
+  await fs.reviewers[0]!.retry<{ status?: string }>(
+    'GET',
+    `/api/approvals/${run!.trackingId}`,
+    undefined,
+    (r) => r.body.status === 'pending',
+  );
 
-  const choices: Choice[] = Array.from({ length: CONTENDERS }, () => random.pick(['approve', 'edit', 'reject'] as const));
+  const choices: Choice[] = Array.from({ length: CONTENDERS }, () =>
+    random.pick(['approve', 'edit', 'reject'] as const),
+  );
   const replies = await Promise.all(
     choices.map((choice, i) => {
       const body =
@@ -37,7 +44,10 @@ test(`${CONTENDERS} concurrent conflicting decisions on one approval: exactly on
   const statuses = replies.map((r) => r.status);
   const winners = statuses.flatMap((s, i) => (s === 200 ? [i] : []));
   assert.equal(winners.length, 1, `statuses: ${statuses.join(',')}`);
-  assert.deepEqual(statuses.filter((s) => s !== 200), new Array(CONTENDERS - 1).fill(409));
+  assert.deepEqual(
+    statuses.filter((s) => s !== 200),
+    new Array(CONTENDERS - 1).fill(409),
+  );
 
   const winner = winners[0]!;
   const choice = choices[winner]!;

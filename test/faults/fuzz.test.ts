@@ -15,19 +15,30 @@ test(`fuzzing every route with ${REQUESTS} hostile requests gets only 4xx answer
   const token = fs.approvers[1]!.token;
 
   // Every documented route, plus the email-link routes and verbs nobody documented.
-  const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   const routes: { method: string; path: string }[] = Object.entries(doc.paths).flatMap(([path, ops]) =>
     Object.keys(ops).map((method) => ({ method: method.toUpperCase(), path })),
   );
   routes.push({ method: 'GET', path: '/links/{token}' }, { method: 'POST', path: '/links/{token}' });
-  for (const path of Object.keys(doc.paths)) routes.push({ method: random.pick(['DELETE', 'PUT', 'PATCH']), path });
+  for (const path of Object.keys(doc.paths))
+    routes.push({ method: random.pick(['DELETE', 'PUT', 'PATCH']), path });
   assert.ok(routes.length >= 12, `the OpenAPI document lists ${routes.length} operations`);
 
   const serverErrors: string[] = [];
   for (let i = 0; i < REQUESTS; i++) {
     const route = random.pick(routes);
     const path = route.path.replace(/\{[^}]+\}/g, () => random.pick(SEGMENTS)) + random.pick(QUERIES);
-    const auth = random.pick([`Bearer ${token}`, `Bearer ${token}`, '', 'Bearer', `Bearer ${'x'.repeat(9_000)}`, 'Basic Zm9vOmJhcg==', `bearer ${token}\u0000`.replace('\u0000', '')]);
+    const auth = random.pick([
+      `Bearer ${token}`,
+      `Bearer ${token}`,
+      '',
+      'Bearer',
+      `Bearer ${'x'.repeat(9_000)}`,
+      'Basic Zm9vOmJhcg==',
+      `bearer ${token}\u0000`.replace('\u0000', ''),
+    ]);
     const headers: Record<string, string> = {};
     if (auth) headers.authorization = auth;
     let body: string | undefined;
@@ -43,7 +54,12 @@ test(`fuzzing every route with ${REQUESTS} hostile requests gets only 4xx answer
     const label = `${route.method} ${path.slice(0, 120)} body ${body?.slice(0, 60) ?? '-'}`;
     let res: Response;
     try {
-      res = await fetch(`${base}${path}`, { method: route.method, headers, body, signal: AbortSignal.timeout(60_000) });
+      res = await fetch(`${base}${path}`, {
+        method: route.method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(60_000),
+      });
     } catch (err) {
       serverErrors.push(`${label}: no answer (${(err as Error).message})`);
       continue;
@@ -60,5 +76,6 @@ test(`fuzzing every route with ${REQUESTS} hostile requests gets only 4xx answer
   assert.deepEqual(serverErrors, []);
   const me = await fetch(`${base}/api/me`, { headers: { authorization: `Bearer ${token}` } });
   assert.equal(me.status, 200);
-  for (const role of ['devserver', 'worker', 'api'] as const) assert.equal(fs.stack.children.get(role)!.exited, false, `${role} died`);
+  for (const role of ['devserver', 'worker', 'api'] as const)
+    assert.equal(fs.stack.children.get(role)!.exited, false, `${role} died`);
 });

@@ -15,12 +15,20 @@ const PAYLOAD =
 test('HTML and script in tool arguments are shown as text in the inbox and in email', async (t) => {
   const fs = await startFaultStack({ notify: true });
   t.after(() => fs.close());
-  const started = await fs.requester.send<{ runId: string }>('POST', '/api/runs', { agent: FAULT_AGENT, input: inputFor(PAYLOAD, 7) });
+  const started = await fs.requester.send<{ runId: string }>('POST', '/api/runs', {
+    agent: FAULT_AGENT,
+    input: inputFor(PAYLOAD, 7),
+  });
   assert.equal(started.status, 201);
   const { runId } = started.body;
   const trackingId = trackingIdFor(runId, 1);
   const reviewer = fs.approvers[1]!;
-  await fs.reviewers[0]!.retry<{ args?: { ref?: string } }>('GET', `/api/approvals/${trackingId}`, undefined, (r) => r.body.args?.ref === PAYLOAD);
+  await fs.reviewers[0]!.retry<{ args?: { ref?: string } }>(
+    'GET',
+    `/api/approvals/${trackingId}`,
+    undefined,
+    (r) => r.body.args?.ref === PAYLOAD,
+  );
 
   const mail = await waitForEmail(fs.dataDir, reviewer.email!, trackingId);
   const html = String(mail.html);
@@ -43,12 +51,21 @@ test('HTML and script in tool arguments are shown as text in the inbox and in em
   assert.deepEqual(await injectedMarkup(page), { pwned: undefined, elements: 0 });
   assert.ok((await visibleText(page)).includes("<script>window.__pwned='script'</script>"));
 
-  await page.addInitScript({ content: `localStorage.setItem('countersign.token', ${JSON.stringify(reviewer.token)})` });
-  for (const view of [`#/approvals/${encodeURIComponent(trackingId)}`, `#/runs/${encodeURIComponent(runId)}`]) {
+  await page.addInitScript({
+    content: `localStorage.setItem('countersign.token', ${JSON.stringify(reviewer.token)})`,
+  });
+  for (const view of [
+    `#/approvals/${encodeURIComponent(trackingId)}`,
+    `#/runs/${encodeURIComponent(runId)}`,
+  ]) {
     await page.goto(`${fs.stack.apiUrl}/${view}`);
     await waitForText(page, "window.__pwned='script'");
     await sleep(500);
-    assert.deepEqual(await injectedMarkup(page), { pwned: undefined, elements: 0 }, `${view} ran or built the payload`);
+    assert.deepEqual(
+      await injectedMarkup(page),
+      { pwned: undefined, elements: 0 },
+      `${view} ran or built the payload`,
+    );
   }
   assert.deepEqual(dialogs, []);
 });

@@ -19,7 +19,12 @@ test(`${RUNS} runs keep their decisions while worker, API and devserver are SIGK
 
   const runs = await startPlannedRuns(fs, random, RUNS);
   const stop = new AbortController();
-  const chaos = unleashChaos(fs.stack, random, { kills: KILLS, gapMs: [200, 1500], downMs: [0, 400] }, stop.signal);
+  const chaos = unleashChaos(
+    fs.stack,
+    random,
+    { kills: KILLS, gapMs: [200, 1500], downMs: [0, 400] },
+    stop.signal,
+  );
   const delays = runs.map(() => random.int(0, 1500));
   await pool(runs, 4, (run, i) => decide(reviewer, run, delays[i]!));
   const log = await chaos;
@@ -29,9 +34,14 @@ test(`${RUNS} runs keep their decisions while worker, API and devserver are SIGK
   const executions = readExecutions(fs.executionsFile);
   const found = violations(runs, views, executions, await inboxRunIds(reviewer));
 
-  const byRole = log.kills.reduce<Record<string, number>>((acc, k) => ({ ...acc, [k.role]: (acc[k.role] ?? 0) + 1 }), {});
+  const byRole = log.kills.reduce<Record<string, number>>(
+    (acc, k) => ({ ...acc, [k.role]: (acc[k.role] ?? 0) + 1 }),
+    {},
+  );
   t.diagnostic(`kills ${JSON.stringify(byRole)}; decisions ${runs.map((r) => r.choice).join(',')}`);
-  t.diagnostic(`tool calls: ${executions.filter((e) => e.kind === 'applied').length} applied, ${executions.filter((e) => e.kind === 'deduped').length} deduplicated retries`);
+  t.diagnostic(
+    `tool calls: ${executions.filter((e) => e.kind === 'applied').length} applied, ${executions.filter((e) => e.kind === 'deduped').length} deduplicated retries`,
+  );
   assert.deepEqual(found, []);
   assert.deepEqual(new Set(log.kills.map((k) => k.role)), new Set(['devserver', 'worker', 'api']));
 });

@@ -37,19 +37,40 @@ test('tampered, forged, expired and reused email links change nothing', async (t
     'signature spliced from the reject link': { token: `${payload}.${reject.split('.')[1]}`, status: 400 },
     truncated: { token: approve.slice(0, approve.length - 5), status: 400 },
     'extra segment': { token: `${approve}.x`, status: 400 },
-    'signed with another secret': { token: signLink(randomBytes(32).toString('base64url'), { ...claims, approverId: reviewer.id }), status: 400 },
-    expired: { token: signLink(fs.stack.signingSecret, { ...claims, approverId: reviewer.id, expiresAt: Date.now() - 1_000 }), status: 410 },
-    'unknown approver': { token: signLink(fs.stack.signingSecret, { ...claims, approverId: 'mallory' }), status: 403 },
+    'signed with another secret': {
+      token: signLink(randomBytes(32).toString('base64url'), { ...claims, approverId: reviewer.id }),
+      status: 400,
+    },
+    expired: {
+      token: signLink(fs.stack.signingSecret, {
+        ...claims,
+        approverId: reviewer.id,
+        expiresAt: Date.now() - 1_000,
+      }),
+      status: 410,
+    },
+    'unknown approver': {
+      token: signLink(fs.stack.signingSecret, { ...claims, approverId: 'mallory' }),
+      status: 403,
+    },
   };
 
   const base = fs.stack.apiUrl;
   const pending = async () =>
-    (await fs.reviewers[0]!.send<{ status: string; decisions?: unknown[] }>('GET', `/api/approvals/${run!.trackingId}`)).body.status;
+    (
+      await fs.reviewers[0]!.send<{ status: string; decisions?: unknown[] }>(
+        'GET',
+        `/api/approvals/${run!.trackingId}`,
+      )
+    ).body.status;
   for (const [name, { token, status }] of Object.entries(bad)) {
     const shown = await fetch(`${base}/links/${token}`);
     assert.equal(shown.status, status, `GET ${name}`);
     assert.match(shown.headers.get('content-type') ?? '', /text\/html/, `GET ${name} answers with a page`);
-    const submitted = await fetch(`${base}/links/${token}`, { method: 'POST', body: new URLSearchParams({ message: 'x' }) });
+    const submitted = await fetch(`${base}/links/${token}`, {
+      method: 'POST',
+      body: new URLSearchParams({ message: 'x' }),
+    });
     assert.equal(submitted.status, status, `POST ${name}`);
     assert.equal(await pending(), 'pending', `${name} changed nothing`);
   }

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  makeTelemetryFilterString,
+  NativeConnection,
+  Runtime,
+  type Worker,
+} from '@temporalio/worker';
 import type { AgentDefinition } from '../../define/index.js';
 import { bundleWorkflows, createWorker, type ModelSettings, type Notifier } from '../../worker/index.js';
 

@@ -43,7 +43,9 @@ describe('approval gate', () => {
 
     // The inbox finds the run with one list call, and its memo summarizes the pending approvals.
     await waitFor(async () => {
-      for await (const run of h.client.workflow.list({ query: `CountersignPending > 0 AND CountersignAgent = 'bank'` })) {
+      for await (const run of h.client.workflow.list({
+        query: `CountersignPending > 0 AND CountersignAgent = 'bank'`,
+      })) {
         if (run.workflowId === runId) return run;
       }
       return undefined;
@@ -54,7 +56,9 @@ describe('approval gate', () => {
     // Safe and under-threshold calls run without anyone.
     await waitFor(async () => (executionsOf(runId).length === 2 ? true : undefined), 'c4 and c5 to run');
     assert.deepEqual(
-      executionsOf(runId).map((e) => e.context.toolCallId).sort(),
+      executionsOf(runId)
+        .map((e) => e.context.toolCallId)
+        .sort(),
       ['c4', 'c5'],
     );
 
@@ -65,9 +69,15 @@ describe('approval gate', () => {
     await waitFor(async () => executionsOf(runId).find((e) => e.context.toolCallId === 'c3'), 'c3 to run');
     assert.equal((await h.state(runId)).pending.length, 2);
 
-    const first = await h.decide(byCall(pending, 'c1').trackingId, { type: 'reject', message: 'B is not a customer' });
+    const first = await h.decide(byCall(pending, 'c1').trackingId, {
+      type: 'reject',
+      message: 'B is not a customer',
+    });
     assert.equal(first.status, 'rejected');
-    const second = await h.decide(byCall(pending, 'c2').trackingId, { type: 'edit', args: { from: 'A', to: 'C', amount: 1200 } });
+    const second = await h.decide(byCall(pending, 'c2').trackingId, {
+      type: 'edit',
+      args: { from: 'A', to: 'C', amount: 1200 },
+    });
     assert.equal(second.status, 'edited');
 
     const output = await h.result(runId);
@@ -100,21 +110,40 @@ describe('approval gate', () => {
 
   it('refuses an invalid edit, changing nothing, then applies a valid one', async () => {
     const input = uniqueInput('edit transfer');
-    const conversation = h.fake.script(input, calls(call('transfer', { from: 'A', to: 'B', amount: 5000 }, 'e1')), say('ok'));
+    const conversation = h.fake.script(
+      input,
+      calls(call('transfer', { from: 'A', to: 'B', amount: 5000 }, 'e1')),
+      say('ok'),
+    );
     const runId = await h.start(bankAgent, input);
     const [view] = await h.waitForPending(runId, 1);
 
-    const negative = await h.decide(view!.trackingId, { type: 'edit', args: { from: 'A', to: 'B', amount: -5 } });
+    const negative = await h.decide(view!.trackingId, {
+      type: 'edit',
+      args: { from: 'A', to: 'B', amount: -5 },
+    });
     assert.equal(negative.accepted, false);
     assert.equal(negative.code, 'invalid_arguments');
     assert.equal(negative.status, 'pending');
-    assert.deepEqual(negative.fieldErrors?.map((e) => e.path), ['/args/amount']);
+    assert.deepEqual(
+      negative.fieldErrors?.map((e) => e.path),
+      ['/args/amount'],
+    );
 
-    const locked = await h.decide(view!.trackingId, { type: 'edit', args: { from: 'A', to: 'Z', amount: 4000 } });
+    const locked = await h.decide(view!.trackingId, {
+      type: 'edit',
+      args: { from: 'A', to: 'Z', amount: 4000 },
+    });
     assert.equal(locked.code, 'invalid_arguments');
-    assert.deepEqual(locked.fieldErrors?.map((e) => e.path), ['/args/to']);
+    assert.deepEqual(
+      locked.fieldErrors?.map((e) => e.path),
+      ['/args/to'],
+    );
 
-    const valid = await h.decide(view!.trackingId, { type: 'edit', args: { from: 'A', to: 'B', amount: 4000, memo: 'capped' } });
+    const valid = await h.decide(view!.trackingId, {
+      type: 'edit',
+      args: { from: 'A', to: 'B', amount: 4000, memo: 'capped' },
+    });
     assert.equal(valid.accepted, true);
     assert.equal(valid.status, 'edited');
     await h.result(runId);
@@ -126,7 +155,10 @@ describe('approval gate', () => {
     assert.match(conversation.toolMessages().get('e1')!, /"transferred":4000/);
     const state = await h.state(runId);
     const refused = state.events.filter((e) => e.type === 'decision.refused');
-    assert.deepEqual(refused.map((e) => e.code), ['invalid_arguments', 'invalid_arguments']);
+    assert.deepEqual(
+      refused.map((e) => e.code),
+      ['invalid_arguments', 'invalid_arguments'],
+    );
     const approval = state.approvals[0]!;
     assert.equal(approval.status, 'edited');
     assert.deepEqual(approval.outcome?.diff, [
@@ -140,7 +172,10 @@ describe('approval gate', () => {
     const input = uniqueInput('guarded');
     h.fake.script(
       input,
-      calls(call('transfer', { from: 'A', to: 'B', amount: 5000 }, 'g1'), call('send_email', { to: 'x@y', body: 'hi' }, 'g2')),
+      calls(
+        call('transfer', { from: 'A', to: 'B', amount: 5000 }, 'g1'),
+        call('send_email', { to: 'x@y', body: 'hi' }, 'g2'),
+      ),
       say('ok'),
     );
     const runId = await h.start(bankAgent, input, 'carol');
@@ -151,22 +186,38 @@ describe('approval gate', () => {
     assert.deepEqual(email.approvers, ['admin']);
     assert.deepEqual(email.allowedDecisions, ['approve', 'edit', 'reject']);
 
-    const intern = await h.decide(transfer.trackingId, { type: 'approve' }, { approver: { id: 'ivan', roles: ['intern'] } });
+    const intern = await h.decide(
+      transfer.trackingId,
+      { type: 'approve' },
+      { approver: { id: 'ivan', roles: ['intern'] } },
+    );
     assert.equal(intern.code, 'role_not_allowed');
-    const self = await h.decide(transfer.trackingId, { type: 'approve' }, { approver: { id: 'carol', roles: ['admin'] } });
+    const self = await h.decide(
+      transfer.trackingId,
+      { type: 'approve' },
+      { approver: { id: 'carol', roles: ['admin'] } },
+    );
     assert.equal(self.code, 'self_approval');
     const respond = await h.decide(transfer.trackingId, { type: 'respond', result: { ok: true } });
     assert.equal(respond.code, 'decision_not_allowed');
     const unknown = await h.decide(`${runId}.99`, { type: 'approve' });
     assert.equal(unknown.code, 'unknown_approval');
 
-    const approved = await h.decide(transfer.trackingId, { type: 'approve' }, { requestId: 'req-1', channel: 'email' });
+    const approved = await h.decide(
+      transfer.trackingId,
+      { type: 'approve' },
+      { requestId: 'req-1', channel: 'email' },
+    );
     assert.equal(approved.accepted, true);
     // The same request again (a retried HTTP call): the first answer, nothing new.
     const retried = await h.decide(transfer.trackingId, { type: 'approve' }, { requestId: 'req-1' });
     assert.deepEqual(retried, approved);
     // A second decision on a settled call: refused, and never a second run.
-    const late = await h.decide(transfer.trackingId, { type: 'reject' }, { approver: { id: 'dan', roles: ['admin'] } });
+    const late = await h.decide(
+      transfer.trackingId,
+      { type: 'reject' },
+      { approver: { id: 'dan', roles: ['admin'] } },
+    );
     assert.equal(late.code, 'already_settled');
 
     await h.decide(email.trackingId, { type: 'approve' });
@@ -192,23 +243,38 @@ describe('approval gate', () => {
     const [view] = await h.waitForPending(runId, 1);
     assert.equal(view!.requiredApprovals, 2);
 
-    const one = await h.decide(view!.trackingId, { type: 'approve' }, { approver: treasurer1, linkNonce: 'n1', channel: 'email' });
+    const one = await h.decide(
+      view!.trackingId,
+      { type: 'approve' },
+      { approver: treasurer1, linkNonce: 'n1', channel: 'email' },
+    );
     assert.equal(one.accepted, true);
     assert.equal(one.status, 'pending');
     assert.equal(one.approvals, 1);
     const again = await h.decide(view!.trackingId, { type: 'approve' }, { approver: treasurer1 });
     assert.equal(again.code, 'already_approved_by_you');
-    const reused = await h.decide(view!.trackingId, { type: 'approve' }, { approver: treasurer2, linkNonce: 'n1', channel: 'email' });
+    const reused = await h.decide(
+      view!.trackingId,
+      { type: 'approve' },
+      { approver: treasurer2, linkNonce: 'n1', channel: 'email' },
+    );
     assert.equal(reused.code, 'link_used');
     assert.equal(executionsOf(runId).length, 0);
 
-    const two = await h.decide(view!.trackingId, { type: 'approve' }, { approver: treasurer2, linkNonce: 'n2', channel: 'email' });
+    const two = await h.decide(
+      view!.trackingId,
+      { type: 'approve' },
+      { approver: treasurer2, linkNonce: 'n2', channel: 'email' },
+    );
     assert.equal(two.status, 'approved');
     assert.equal(two.approvals, 2);
     await h.result(runId);
 
     const runs = executionsOf(runId);
-    assert.deepEqual(runs.map((e) => e.tool), ['wire']);
+    assert.deepEqual(
+      runs.map((e) => e.tool),
+      ['wire'],
+    );
     assert.deepEqual(runs[0]!.context.approvedBy, ['tina', 'tom']);
     assert.match(conversation.toolMessages().get('w2')!, /Policy refuses/);
     const state = await h.state(runId);

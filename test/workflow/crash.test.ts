@@ -80,19 +80,31 @@ describe('worker crashes', () => {
     const input = uniqueInput('post two entries');
     const conversation = h.fake.script(
       input,
-      calls(call('post_entry', { entry: 'rent', amount: 900 }, 'k1'), call('post_entry', { entry: 'fees', amount: 15 }, 'k2')),
+      calls(
+        call('post_entry', { entry: 'rent', amount: 900 }, 'k1'),
+        call('post_entry', { entry: 'fees', amount: 15 }, 'k2'),
+      ),
       say('posted'),
     );
     await startChild();
     const runId = await h.start(agent, input);
     const pending = await h.waitForPending(runId, 2);
-    const [first, second] = [pending.find((p) => p.toolCallId === 'k1')!, pending.find((p) => p.toolCallId === 'k2')!];
+    const [first, second] = [
+      pending.find((p) => p.toolCallId === 'k1')!,
+      pending.find((p) => p.toolCallId === 'k2')!,
+    ];
 
     // Killed while both approvals wait: the decision reaches the server with no worker alive.
     await killChild();
     const noWorker = await sendDecision(
       h.client,
-      { trackingId: first.trackingId, decision: { type: 'approve' }, approver: admin, channel: 'api', requestId: randomUUID() },
+      {
+        trackingId: first.trackingId,
+        decision: { type: 'approve' },
+        approver: admin,
+        channel: 'api',
+        requestId: randomUUID(),
+      },
       { waitMs: 300 },
     );
     // Taken by the server, not yet by the workflow: an API answers 202.
@@ -100,7 +112,10 @@ describe('worker crashes', () => {
     await startChild();
 
     // Killed again after the tool's side effect, before its activity completed.
-    await waitFor(async () => (ledger().includes(`effect ${runId}/k1`) ? true : undefined), 'the first effect');
+    await waitFor(
+      async () => (ledger().includes(`effect ${runId}/k1`) ? true : undefined),
+      'the first effect',
+    );
     await killChild();
     writeFileSync(paths.release, '');
     await startChild();
@@ -110,11 +125,19 @@ describe('worker crashes', () => {
     assert.deepEqual(await h.result(runId), { status: 'completed', output: 'posted' });
 
     // The retried attempt carried the same idempotency key, so the effect happened once.
-    assert.deepEqual(ledger().filter((line) => line.startsWith('effect')).sort(), [`effect ${runId}/k1`, `effect ${runId}/k2`]);
+    assert.deepEqual(
+      ledger()
+        .filter((line) => line.startsWith('effect'))
+        .sort(),
+      [`effect ${runId}/k1`, `effect ${runId}/k2`],
+    );
     assert.ok(ledger().includes(`dedup ${runId}/k1`));
     assert.match(conversation.toolMessages().get('k1')!, /"deduplicated":true/);
     const state = await h.state(runId);
-    assert.deepEqual(state.approvals.map((a) => a.status), ['approved', 'approved']);
+    assert.deepEqual(
+      state.approvals.map((a) => a.status),
+      ['approved', 'approved'],
+    );
     assert.equal(state.events.filter((e) => e.type === 'tool.ran').length, 2);
     await h.saveHistory('worker-crash', runId);
     await killChild();

@@ -35,7 +35,11 @@ describe('notifications', () => {
 
   it('notifies once per approval across activity retries, and streams the run log by event id', async () => {
     const input = uniqueInput('email flaky');
-    h.fake.script(input, calls(call('send_email', { to: 'flaky@example.com', body: 'hi' }, 'm1')), say('sent'));
+    h.fake.script(
+      input,
+      calls(call('send_email', { to: 'flaky@example.com', body: 'hi' }, 'm1')),
+      say('sent'),
+    );
     const runId = await h.start(bankAgent, input);
     const [view] = await h.waitForPending(runId, 1);
     const keys = await waitFor(async () => {
@@ -55,11 +59,26 @@ describe('notifications', () => {
     const all = await handle.query(eventsQuery, 0);
     assert.deepEqual(
       all.map((e) => e.type),
-      ['run.started', 'model.responded', 'approval.requested', 'approval.decided', 'approval.settled', 'tool.ran', 'model.responded', 'run.finished'],
+      [
+        'run.started',
+        'model.responded',
+        'approval.requested',
+        'approval.decided',
+        'approval.settled',
+        'tool.ran',
+        'model.responded',
+        'run.finished',
+      ],
     );
-    assert.deepEqual(all.map((e) => e.id), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(
+      all.map((e) => e.id),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    );
     const resumed = await handle.query(eventsQuery, 5);
-    assert.deepEqual(resumed.map((e) => e.id), [6, 7, 8]);
+    assert.deepEqual(
+      resumed.map((e) => e.id),
+      [6, 7, 8],
+    );
     await h.saveHistory('notification-retry', runId);
   });
 });

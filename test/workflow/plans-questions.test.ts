@@ -38,13 +38,19 @@ describe('plans, questions and result review', () => {
       { approver: analyst },
     );
     assert.equal(unknownTool.code, 'invalid_arguments');
-    assert.deepEqual(unknownTool.fieldErrors?.map((e) => e.path), ['/plan/0/tool']);
+    assert.deepEqual(
+      unknownTool.fieldErrors?.map((e) => e.path),
+      ['/plan/0/tool'],
+    );
     const badArgs = await h.decide(
       plan!.trackingId,
       { type: 'edit', plan: [{ tool: 'run_query', args: { sql: '' }, toolCallId: 'q2' }] },
       { approver: analyst },
     );
-    assert.deepEqual(badArgs.fieldErrors?.map((e) => e.path), ['/plan/0/args/sql']);
+    assert.deepEqual(
+      badArgs.fieldErrors?.map((e) => e.path),
+      ['/plan/0/args/sql'],
+    );
 
     const edited = await h.decide(
       plan!.trackingId,
@@ -75,10 +81,11 @@ describe('plans, questions and result review', () => {
     assert.match(told.get('q1')!, /limit 10/);
     const last = conversation.requests.at(-1)!;
     const assistant = last.messages.find((m) => m.role === 'assistant');
-    assert.deepEqual(
-      assistant?.role === 'assistant' ? assistant.tool_calls?.map((c) => c.id) : [],
-      ['q1', 'q2', 'added-1'],
-    );
+    assert.deepEqual(assistant?.role === 'assistant' ? assistant.tool_calls?.map((c) => c.id) : [], [
+      'q1',
+      'q2',
+      'added-1',
+    ]);
     await h.saveHistory('plan-review', runId);
   });
 
@@ -98,7 +105,11 @@ describe('plans, questions and result review', () => {
     const wrong = await h.decide(question!.trackingId, { type: 'respond', result: 'mars' });
     assert.equal(wrong.code, 'invalid_arguments');
     // The requester may answer their own run's questions.
-    const answer = await h.decide(question!.trackingId, { type: 'respond', result: 'eu' }, { approver: { id: 'rita', roles: ['admin'] } });
+    const answer = await h.decide(
+      question!.trackingId,
+      { type: 'respond', result: 'eu' },
+      { approver: { id: 'rita', roles: ['admin'] } },
+    );
     assert.equal(answer.status, 'responded');
     assert.deepEqual(await h.result(runId), { status: 'completed', output: 'eu it is' });
     assert.equal(conversation.toolMessages().get('a1'), 'eu');
@@ -107,13 +118,26 @@ describe('plans, questions and result review', () => {
 
   it("lets a human answer in a tool's place, checked against the tool's result schema", async () => {
     const input = uniqueInput('quote');
-    const conversation = h.fake.script(input, calls(call('quote_price', { product: 'custom desk' }, 'qp')), say('quoted'));
+    const conversation = h.fake.script(
+      input,
+      calls(call('quote_price', { product: 'custom desk' }, 'qp')),
+      say('quoted'),
+    );
     const runId = await h.start(bankAgent, input);
     const [view] = await h.waitForPending(runId, 1);
-    const wrong = await h.decide(view!.trackingId, { type: 'respond', result: { price: -1, currency: 'EUR' } });
+    const wrong = await h.decide(view!.trackingId, {
+      type: 'respond',
+      result: { price: -1, currency: 'EUR' },
+    });
     assert.equal(wrong.code, 'invalid_arguments');
-    assert.deepEqual(wrong.fieldErrors?.map((e) => e.path), ['/result/price']);
-    const answered = await h.decide(view!.trackingId, { type: 'respond', result: { price: 450, currency: 'EUR' } });
+    assert.deepEqual(
+      wrong.fieldErrors?.map((e) => e.path),
+      ['/result/price'],
+    );
+    const answered = await h.decide(view!.trackingId, {
+      type: 'respond',
+      result: { price: 450, currency: 'EUR' },
+    });
     assert.equal(answered.status, 'responded');
     await h.result(runId);
     assert.equal(executionsOf(runId).length, 0);
@@ -123,7 +147,11 @@ describe('plans, questions and result review', () => {
 
   it('holds a tool result for review; the model sees the edited result', async () => {
     const input = uniqueInput('report');
-    const conversation = h.fake.script(input, calls(call('fetch_report', { name: 'q3' }, 'f1')), say('reported'));
+    const conversation = h.fake.script(
+      input,
+      calls(call('fetch_report', { name: 'q3' }, 'f1')),
+      say('reported'),
+    );
     const runId = await h.start(bankAgent, input);
     const [review] = await h.waitForPending(runId, 1);
     assert.equal(review!.kind, 'result');

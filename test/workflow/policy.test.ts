@@ -19,11 +19,15 @@ describe('policy evaluation (pure workflow code)', () => {
   });
 
   it('chooses by the arguments', () => {
-    const overLimit = tool({ when: { if: { arg: 'amount', op: 'gt', value: 1000 }, then: 'approve', else: 'auto' } });
+    const overLimit = tool({
+      when: { if: { arg: 'amount', op: 'gt', value: 1000 }, then: 'approve', else: 'auto' },
+    });
     assert.equal(evaluatePolicy(overLimit, { amount: 2500 }), 'approve');
     assert.equal(evaluatePolicy(overLimit, { amount: 1000 }), 'auto');
     // A missing or mistyped argument never slips through as "under the limit".
-    const guarded = tool({ when: { if: { arg: 'amount', op: 'lte', value: 1000 }, then: 'auto', else: 'approve' } });
+    const guarded = tool({
+      when: { if: { arg: 'amount', op: 'lte', value: 1000 }, then: 'auto', else: 'approve' },
+    });
     assert.equal(evaluatePolicy(guarded, { amount: '5' }), 'approve');
     assert.equal(evaluatePolicy(guarded, {}), 'approve');
   });
@@ -35,7 +39,12 @@ describe('policy evaluation (pure workflow code)', () => {
           all: [
             { arg: 'target.env', op: 'in', value: ['prod', 'staging'] },
             { not: { arg: 'command', op: 'matches', value: '^(ls|cat) ' } },
-            { any: [{ arg: 'force', op: 'eq', value: true }, { arg: 'force', op: 'exists' }] },
+            {
+              any: [
+                { arg: 'force', op: 'eq', value: true },
+                { arg: 'force', op: 'exists' },
+              ],
+            },
           ],
         },
         then: 'deny',
@@ -44,8 +53,13 @@ describe('policy evaluation (pure workflow code)', () => {
     });
     assert.equal(evaluatePolicy(rule, { target: { env: 'prod' }, command: 'rm -rf /', force: true }), 'deny');
     assert.equal(evaluatePolicy(rule, { target: { env: 'prod' }, command: 'ls /', force: true }), 'approve');
-    assert.equal(evaluatePolicy(rule, { target: { env: 'dev' }, command: 'rm -rf /', force: true }), 'approve');
-    const broken = tool({ when: { if: { arg: 'command', op: 'matches', value: '(' }, then: 'auto', else: 'approve' } });
+    assert.equal(
+      evaluatePolicy(rule, { target: { env: 'dev' }, command: 'rm -rf /', force: true }),
+      'approve',
+    );
+    const broken = tool({
+      when: { if: { arg: 'command', op: 'matches', value: '(' }, then: 'auto', else: 'approve' },
+    });
     assert.equal(evaluatePolicy(broken, { command: 'x' }), 'approve');
   });
 

@@ -32,14 +32,18 @@ describe('replay of recorded histories', () => {
     const results = await replayAll({ workflowsPath: WORKFLOWS_PATH });
     // Every scenario of the workflow suite is recorded (scripts/record-histories.ts).
     assert.ok(results.length >= 12, `expected the recorded scenarios, found ${results.length}`);
-    for (const result of results) assert.equal(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
+    for (const result of results)
+      assert.equal(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
   });
 
   it('catches a non-deterministic change to the workflow', async () => {
     const results = await replayAll({ workflowsPath: ALTERED_WORKFLOWS });
     assert.ok(results.length > 0);
     for (const result of results) {
-      assert.ok(result.error instanceof DeterminismViolationError, `${result.workflowId}: ${String(result.error)}`);
+      assert.ok(
+        result.error instanceof DeterminismViolationError,
+        `${result.workflowId}: ${String(result.error)}`,
+      );
     }
   });
 });

@@ -15,7 +15,11 @@ describe('approval deadlines', () => {
 
   it('rejects a call nobody decided before its deadline (onTimeout: reject)', async () => {
     const input = uniqueInput('pay invoice');
-    const conversation = h.fake.script(input, calls(call('pay_invoice', { invoice: 'INV-7' }, 'p1')), say('not paid'));
+    const conversation = h.fake.script(
+      input,
+      calls(call('pay_invoice', { invoice: 'INV-7' }, 'p1')),
+      say('not paid'),
+    );
     const runId = await h.start(bankAgent, input);
     assert.deepEqual(await h.result(runId), { status: 'completed', output: 'not paid' });
 
@@ -31,7 +35,11 @@ describe('approval deadlines', () => {
 
   it('escalates to other approvers with a new deadline (onTimeout: escalate)', async () => {
     const input = uniqueInput('refund');
-    const conversation = h.fake.script(input, calls(call('refund', { customer: 'C-1', amount: 80 }, 'r1')), say('refunded'));
+    const conversation = h.fake.script(
+      input,
+      calls(call('refund', { customer: 'C-1', amount: 80 }, 'r1')),
+      say('refunded'),
+    );
     const runId = await h.start(bankAgent, input);
     const view = await waitFor(async () => {
       const [pending] = (await h.state(runId)).pending;
@@ -40,13 +48,24 @@ describe('approval deadlines', () => {
     assert.deepEqual(view.approvers, ['manager']);
     assert.ok(Date.parse(view.deadline) - Date.parse(view.requestedAt) > 60_000);
 
-    const support = await h.decide(view.trackingId, { type: 'approve' }, { approver: { id: 'sam', roles: ['support'] } });
+    const support = await h.decide(
+      view.trackingId,
+      { type: 'approve' },
+      { approver: { id: 'sam', roles: ['support'] } },
+    );
     assert.equal(support.code, 'role_not_allowed');
-    const manager = await h.decide(view.trackingId, { type: 'approve' }, { approver: { id: 'max', roles: ['manager'] } });
+    const manager = await h.decide(
+      view.trackingId,
+      { type: 'approve' },
+      { approver: { id: 'max', roles: ['manager'] } },
+    );
     assert.equal(manager.status, 'approved');
     await h.result(runId);
 
-    assert.deepEqual(executionsOf(runId).map((e) => e.tool), ['refund']);
+    assert.deepEqual(
+      executionsOf(runId).map((e) => e.tool),
+      ['refund'],
+    );
     assert.match(conversation.toolMessages().get('r1')!, /"refunded":80/);
     const state = await h.state(runId);
     assert.ok(state.events.some((e) => e.type === 'approval.escalated'));

@@ -9,7 +9,11 @@ const TASK_QUEUE = 'bench-openai-agents';
 const namespace = 'default';
 const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
 // The README registers the plugin on the client too, so model parameters travel with each run.
-const client = new Client({ connection, namespace, plugins: [new OpenAIAgentsPlugin({ modelProvider: new OpenAIProvider() })] });
+const client = new Client({
+  connection,
+  namespace,
+  plugins: [new OpenAIAgentsPlugin({ modelProvider: new OpenAIProvider() })],
+});
 
 interface Run {
   input: string;

@@ -6,7 +6,10 @@ import { INSTRUCTIONS, MODEL_NAME, TOOL_DESCRIPTION, TOOL_NAME, toolResult } fro
 export const approveSignal = defineSignal('approve');
 
 /** The package's own approval pattern: pause on the interruption, wait for a signal, continue as new. */
-export async function approvalWorkflow(input: { prompt: string; resumeFromRunState?: string }): Promise<string> {
+export async function approvalWorkflow(input: {
+  prompt: string;
+  resumeFromRunState?: string;
+}): Promise<string> {
   const action = tool({
     name: TOOL_NAME,
     description: TOOL_DESCRIPTION,
@@ -36,5 +39,8 @@ export async function approvalWorkflow(input: { prompt: string; resumeFromRunSta
   const result = await runner.run(agent, input.prompt);
   if (result.interruptions.length === 0) return String(result.finalOutput ?? '');
   await condition(() => approved);
-  return continueAsNew<typeof approvalWorkflow>({ prompt: input.prompt, resumeFromRunState: result.state.toString() });
+  return continueAsNew<typeof approvalWorkflow>({
+    prompt: input.prompt,
+    resumeFromRunState: result.state.toString(),
+  });
 }

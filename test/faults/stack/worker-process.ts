@@ -24,9 +24,13 @@ const worker = await createWorker({
       })
     : undefined,
   // Bundled once by the parent: a restart then takes a second, not the bundler's half minute.
-  workflowBundle: settings.workflowBundle ? { code: readFileSync(settings.workflowBundle, 'utf8') } : undefined,
+  workflowBundle: settings.workflowBundle
+    ? { code: readFileSync(settings.workflowBundle, 'utf8') }
+    : undefined,
   workerOptions:
-    settings.maxCachedWorkflows === undefined ? undefined : { maxCachedWorkflows: settings.maxCachedWorkflows },
+    settings.maxCachedWorkflows === undefined
+      ? undefined
+      : { maxCachedWorkflows: settings.maxCachedWorkflows },
 });
 reportReady({ pid: process.pid });
 await worker.run();

@@ -33,7 +33,12 @@ async function restartUntilUp(stack: ProcessStack, role: Role): Promise<void> {
  * SIGKILLs the stack's processes one at a time at random moments and restarts each, until the
  * kills are spent or `stop` aborts. One process is down at a time, as a supervisor restarts it.
  */
-export async function unleashChaos(stack: ProcessStack, random: Random, options: ChaosOptions, stop: AbortSignal): Promise<ChaosLog> {
+export async function unleashChaos(
+  stack: ProcessStack,
+  random: Random,
+  options: ChaosOptions,
+  stop: AbortSignal,
+): Promise<ChaosLog> {
   const log: ChaosLog = { kills: [] };
   const started = Date.now();
   const order = [...ROLES].sort(() => random.next() - 0.5);

@@ -28,7 +28,9 @@ export function createAgents(dataDir: string): AgentDefinition[] {
           parameters: z.object({ ref: z.string().max(100_000), amount: z.number().int() }),
           approval: { decisions: ['approve', 'edit', 'reject'], approvers: ['reviewer'] },
           execute: async (args, context) => {
-            const seen = readExecutions(log).some((e) => e.kind === 'applied' && e.key === context.idempotencyKey);
+            const seen = readExecutions(log).some(
+              (e) => e.kind === 'applied' && e.key === context.idempotencyKey,
+            );
             appendExecution(log, {
               kind: seen ? 'deduped' : 'applied',
               key: context.idempotencyKey,

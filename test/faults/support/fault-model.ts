@@ -1,4 +1,7 @@
-import { serveChatCompletions, type ChatCompletionsServer } from '../../../model-server/chat-completions-server.js';
+import {
+  serveChatCompletions,
+  type ChatCompletionsServer,
+} from '../../../model-server/chat-completions-server.js';
 import { FAULT_TOOL } from './fault-agents.js';
 
 /** The input of a fault run: the model reads its reference and amount back out of it. */
@@ -19,7 +22,9 @@ export function serveFaultModel(): Promise<ChatCompletionsServer> {
     if (!match) return { content: `${FINISHED}no change requested` };
     return {
       content: null,
-      tool_calls: [{ function: { name: FAULT_TOOL, arguments: { ref: match[1]!, amount: Number(match[2]) } } }],
+      tool_calls: [
+        { function: { name: FAULT_TOOL, arguments: { ref: match[1]!, amount: Number(match[2]) } } },
+      ],
     };
   });
 }

@@ -15,8 +15,12 @@ export async function startPlannedRuns(fs: FaultStack, random: Random, count: nu
   for (let i = 0; i < count; i++) {
     const ref = `r${i}-${random.int(0, 999_999)}`;
     const amount = random.int(1, 10_000);
-    const reply = await fs.requester.send<{ runId: string }>('POST', '/api/runs', { agent: FAULT_AGENT, input: inputFor(ref, amount) });
-    if (reply.status !== 201) throw new Error(`starting run ${i}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    const reply = await fs.requester.send<{ runId: string }>('POST', '/api/runs', {
+      agent: FAULT_AGENT,
+      input: inputFor(ref, amount),
+    });
+    if (reply.status !== 201)
+      throw new Error(`starting run ${i}: ${reply.status} ${JSON.stringify(reply.body)}`);
     const { runId } = reply.body;
     runs.push({
       runId,
@@ -42,11 +46,22 @@ function bodyFor(run: PlannedRun) {
  * Idempotency-Key, retrying through every outage until the API acknowledges it (200 or 202).
  */
 export async function decide(reviewer: Rest, run: PlannedRun, delayMs: number): Promise<void> {
-  await reviewer.retry<{ status?: string }>('GET', `/api/approvals/${run.trackingId}`, undefined, (r) => r.status === 200 && r.body.status === 'pending');
+  await reviewer.retry<{ status?: string }>(
+    'GET',
+    `/api/approvals/${run.trackingId}`,
+    undefined,
+    (r) => r.status === 200 && r.body.status === 'pending',
+  );
   await sleep(delayMs);
-  const reply = await reviewer.retry('POST', `/api/approvals/${run.trackingId}/decision`, bodyFor(run), (r) => [200, 202, 409].includes(r.status), {
-    headers: { 'idempotency-key': `faults-${run.runId}` },
-  });
+  const reply = await reviewer.retry(
+    'POST',
+    `/api/approvals/${run.trackingId}/decision`,
+    bodyFor(run),
+    (r) => [200, 202, 409].includes(r.status),
+    {
+      headers: { 'idempotency-key': `faults-${run.runId}` },
+    },
+  );
   run.acknowledged = reply.status === 200 || reply.status === 202;
 }
 
@@ -60,7 +75,12 @@ export async function finalView(reviewer: Rest, run: PlannedRun): Promise<FinalV
     undefined,
     (r) => r.status === 200 && CLOSED.includes(r.body.status),
   );
-  const approval = await reviewer.retry<{ status: ApprovalStatus }>('GET', `/api/approvals/${run.trackingId}`, undefined, (r) => r.status === 200);
+  const approval = await reviewer.retry<{ status: ApprovalStatus }>(
+    'GET',
+    `/api/approvals/${run.trackingId}`,
+    undefined,
+    (r) => r.status === 200,
+  );
   return {
     status: detail.body.status,
     output: detail.body.output,
@@ -71,6 +91,11 @@ export async function finalView(reviewer: Rest, run: PlannedRun): Promise<FinalV
 
 /** Run ids the inbox still lists as waiting. */
 export async function inboxRunIds(reviewer: Rest): Promise<Set<string>> {
-  const reply = await reviewer.retry<{ approvals: { runId: string }[] }>('GET', '/api/approvals?status=pending', undefined, (r) => r.status === 200);
+  const reply = await reviewer.retry<{ approvals: { runId: string }[] }>(
+    'GET',
+    '/api/approvals?status=pending',
+    undefined,
+    (r) => r.status === 200,
+  );
   return new Set(reply.body.approvals.map((a) => a.runId));
 }

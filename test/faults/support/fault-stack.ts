@@ -24,7 +24,9 @@ export interface FaultStack {
 }
 
 /** The fake model in this process, and devserver, worker and API as killable children. */
-export async function startFaultStack(options: { reviewers?: number; notify?: boolean; decisionWaitMs?: number } = {}): Promise<FaultStack> {
+export async function startFaultStack(
+  options: { reviewers?: number; notify?: boolean; decisionWaitMs?: number } = {},
+): Promise<FaultStack> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'countersign-faults-'));
   const token = () => randomBytes(24).toString('base64url');
   const approvers: ApproverConfig[] = [

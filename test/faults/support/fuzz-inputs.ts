@@ -61,17 +61,47 @@ const ODD_STRINGS = [
 export function randomBody(random: Random): { text: string; malformed: boolean } {
   const odd = () => random.pick(ODD_STRINGS);
   const shapes: (() => { text: string; malformed: boolean })[] = [
-    () => ({ text: random.pick(['{', '{"a":', '[', '{"type":"approve"', '\u0000', 'nul', "{'a':1}", '{"a":1}}']), malformed: true }),
+    () => ({
+      text: random.pick(['{', '{"a":', '[', '{"type":"approve"', '\u0000', 'nul', "{'a':1}", '{"a":1}}']),
+      malformed: true,
+    }),
     () => ({ text: '['.repeat(random.int(1_000, 20_000)), malformed: true }),
     () => ({ text: `{"x":"${'y'.repeat(random.int(300_000, 5_000_000))}"}`, malformed: true }),
     () => ({ text: random.pick(['null', '"str"', '1e999999', '[]', 'true', '{}']), malformed: false }),
-    () => ({ text: JSON.stringify({ type: random.pick(['approve', 'edit', 'reject', 'respond', 'APPROVE', 5, null]), extra: odd() }), malformed: false }),
-    () => ({ text: JSON.stringify({ type: 'edit', args: random.pick([null, [], 'x', { amount: odd() }, { __proto__: { admin: true } }]) }), malformed: false }),
-    () => ({ text: JSON.stringify({ type: 'reject', message: odd().repeat(random.int(1, 1_000)) }), malformed: false }),
-    () => ({ text: JSON.stringify({ agent: random.pick([odd(), {}, [], 7, 'faults']), input: random.pick([odd(), [], 'ref=x amount=1']) }), malformed: false }),
+    () => ({
+      text: JSON.stringify({
+        type: random.pick(['approve', 'edit', 'reject', 'respond', 'APPROVE', 5, null]),
+        extra: odd(),
+      }),
+      malformed: false,
+    }),
+    () => ({
+      text: JSON.stringify({
+        type: 'edit',
+        args: random.pick([null, [], 'x', { amount: odd() }, { __proto__: { admin: true } }]),
+      }),
+      malformed: false,
+    }),
+    () => ({
+      text: JSON.stringify({ type: 'reject', message: odd().repeat(random.int(1, 1_000)) }),
+      malformed: false,
+    }),
+    () => ({
+      text: JSON.stringify({
+        agent: random.pick([odd(), {}, [], 7, 'faults']),
+        input: random.pick([odd(), [], 'ref=x amount=1']),
+      }),
+      malformed: false,
+    }),
     () => ({ text: '{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"x":1}}}', malformed: false }),
   ];
   return random.pick(shapes)();
 }
 
-export const CONTENT_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', ''];
+export const CONTENT_TYPES = [
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=utf-16',
+  '',
+];

@@ -25,10 +25,19 @@ export interface FinalView {
   pendingInRun: number;
 }
 
-const EXPECTED_STATUS: Record<Choice, ApprovalStatus> = { approve: 'approved', edit: 'edited', reject: 'rejected' };
+const EXPECTED_STATUS: Record<Choice, ApprovalStatus> = {
+  approve: 'approved',
+  edit: 'edited',
+  reject: 'rejected',
+};
 
 /** Every way the end state can disagree with the decisions taken; empty when all is well. */
-export function violations(runs: PlannedRun[], views: Map<string, FinalView>, executions: Execution[], inboxRunIds: Set<string>): string[] {
+export function violations(
+  runs: PlannedRun[],
+  views: Map<string, FinalView>,
+  executions: Execution[],
+  inboxRunIds: Set<string>,
+): string[] {
   const found: string[] = [];
   const applied = executions.filter((e) => e.kind === 'applied');
   const byRun = new Map<string, Execution[]>();
@@ -52,25 +61,34 @@ export function violations(runs: PlannedRun[], views: Map<string, FinalView>, ex
     }
     if (view.status !== 'completed') found.push(`${run.runId}: ended ${view.status}, expected completed`);
     if (view.approvalStatus !== EXPECTED_STATUS[run.choice]) {
-      found.push(`${run.runId}: approval is ${view.approvalStatus}, but the acknowledged decision was ${run.choice}`);
+      found.push(
+        `${run.runId}: approval is ${view.approvalStatus}, but the acknowledged decision was ${run.choice}`,
+      );
     }
     if (view.pendingInRun > 0) found.push(`${run.runId}: still shows ${view.pendingInRun} pending approvals`);
     if (inboxRunIds.has(run.runId)) found.push(`${run.runId}: still in the inbox after it finished`);
     if (run.choice === 'reject') {
-      if (ran.length > 0) found.push(`${run.runId}: the tool ran ${ran.length} times although the call was rejected`);
-      if (view.output?.includes(appliedText(run.ref, run.amount))) found.push(`${run.runId}: output claims a rejected change`);
+      if (ran.length > 0)
+        found.push(`${run.runId}: the tool ran ${ran.length} times although the call was rejected`);
+      if (view.output?.includes(appliedText(run.ref, run.amount)))
+        found.push(`${run.runId}: output claims a rejected change`);
       continue;
     }
     if (ran.length !== 1) found.push(`${run.runId}: the tool ran ${ran.length} times, expected once`);
     for (const e of ran) {
-      if (e.trackingId !== run.trackingId) found.push(`${run.runId}: ran under approval ${e.trackingId}, expected ${run.trackingId}`);
+      if (e.trackingId !== run.trackingId)
+        found.push(`${run.runId}: ran under approval ${e.trackingId}, expected ${run.trackingId}`);
       if (e.args.amount !== amount || e.args.ref !== run.ref) {
-        found.push(`${run.runId}: ran with ${JSON.stringify(e.args)}, expected amount ${amount} after ${run.choice}`);
+        found.push(
+          `${run.runId}: ran with ${JSON.stringify(e.args)}, expected amount ${amount} after ${run.choice}`,
+        );
       }
       if (e.approvedBy.length === 0) found.push(`${run.runId}: ran with no approver recorded`);
     }
     if (!view.output?.includes(appliedText(run.ref, amount))) {
-      found.push(`${run.runId}: output ${JSON.stringify(view.output)} does not report ${appliedText(run.ref, amount)}`);
+      found.push(
+        `${run.runId}: output ${JSON.stringify(view.output)} does not report ${appliedText(run.ref, amount)}`,
+      );
     }
   }
   return found;

@@ -4,7 +4,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { simpleParser, type ParsedMail } from 'mailparser';
 
 /** Waits for the approval email sent to `address` that names `trackingId`, and parses it. */
-export async function waitForEmail(dataDir: string, address: string, trackingId: string, timeoutMs = 120_000): Promise<ParsedMail> {
+export async function waitForEmail(
+  dataDir: string,
+  address: string,
+  trackingId: string,
+  timeoutMs = 120_000,
+): Promise<ParsedMail> {
   const outbox = path.join(dataDir, 'outbox');
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -12,7 +17,8 @@ export async function waitForEmail(dataDir: string, address: string, trackingId:
       for (const name of readdirSync(outbox).filter((n) => n.endsWith('.eml'))) {
         const mail = await simpleParser(readFileSync(path.join(outbox, name)));
         const to = Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : [];
-        if (to.some((t) => t.value.some((v) => v.address === address)) && mail.text?.includes(trackingId)) return mail;
+        if (to.some((t) => t.value.some((v) => v.address === address)) && mail.text?.includes(trackingId))
+          return mail;
       }
     }
     await sleep(200);

@@ -63,9 +63,13 @@ export class ProcessStack {
       STACK_SIGNING_SECRET: signingSecret,
       STACK_PUBLIC_URL: apiUrl,
       STACK_NOTIFY: options.notify ? '1' : '0',
-      ...(options.maxCachedWorkflows === undefined ? {} : { STACK_MAX_CACHED: String(options.maxCachedWorkflows) }),
+      ...(options.maxCachedWorkflows === undefined
+        ? {}
+        : { STACK_MAX_CACHED: String(options.maxCachedWorkflows) }),
       STACK_WORKFLOW_BUNDLE: bundlePath,
-      ...(options.decisionWaitMs === undefined ? {} : { STACK_DECISION_WAIT_MS: String(options.decisionWaitMs) }),
+      ...(options.decisionWaitMs === undefined
+        ? {}
+        : { STACK_DECISION_WAIT_MS: String(options.decisionWaitMs) }),
     };
     const specs: Record<Role, ChildSpec> = {
       devserver: {
@@ -74,8 +78,19 @@ export class ProcessStack {
         args: ['--port', String(temporalPort), '--db', dbPath],
         ready: { port: temporalPort },
       },
-      worker: { label: 'worker', file: here('../stack/worker-process.ts'), env, ready: 'ipc', timeoutMs: 120_000 },
-      api: { label: 'api', file: here('../stack/api-process.ts'), env: { ...env, PORT: String(apiPort) }, ready: 'ipc' },
+      worker: {
+        label: 'worker',
+        file: here('../stack/worker-process.ts'),
+        env,
+        ready: 'ipc',
+        timeoutMs: 120_000,
+      },
+      api: {
+        label: 'api',
+        file: here('../stack/api-process.ts'),
+        env: { ...env, PORT: String(apiPort) },
+        ready: 'ipc',
+      },
     };
     const stack = new ProcessStack(specs, apiUrl, temporalAddress, dbPath, signingSecret);
     for (const role of roles) await stack.launch(role);

@@ -13,7 +13,12 @@ export class Rest {
     readonly token: string,
   ) {}
 
-  async send<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+  async send<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply<T>> {
     const res = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json', ...headers },
@@ -52,6 +57,8 @@ export class Rest {
       }
       await sleep(100);
     }
-    throw new Error(`${method} ${path} never succeeded; last: ${last instanceof Error ? last.message : String(last)}`);
+    throw new Error(
+      `${method} ${path} never succeeded; last: ${last instanceof Error ? last.message : String(last)}`,
+    );
   }
 }

@@ -94,7 +94,11 @@ export function decisionPanel(ctx, a, reload) {
     sections.push(
       h('h2', {}, 'Arguments'),
       // Enter in a field must never approve: deciding takes an explicit press of a button.
-      h('form', { class: 'edit-form', 'aria-label': 'Edit arguments', onsubmit: (e) => e.preventDefault() }, editor.element),
+      h(
+        'form',
+        { class: 'edit-form', 'aria-label': 'Edit arguments', onsubmit: (e) => e.preventDefault() },
+        editor.element,
+      ),
       h('h3', {}, 'Changes'),
       diff,
       h(
