@@ -13,6 +13,12 @@ interface Resume {
 const LIST_LIMIT = 500;
 
 /**
+ * A run whose listed history length has not changed is read again after this long anyway: a real
+ * cluster's visibility store may report a running workflow's length as of its last upsert.
+ */
+const REREAD_MS = 5_000;
+
+/**
  * Every run's events as they happen, from Temporal alone: each poll lists the runs (the list
  * filter), re-reads a run's log only when its history has grown, and reads a closed run's last
  * events once. What it remembers (cursors per run) lives only as long as this subscriber.
@@ -24,7 +30,7 @@ export async function* globalEvents(
 ): AsyncGenerator<RunEvent> {
   const { client } = options;
   const since = resume?.at ?? Date.now();
-  const cursors = new Map<string, { cursor: number; historyLength: number }>();
+  const cursors = new Map<string, { cursor: number; historyLength: number; readAt: number }>();
   const finished = new Set<string>();
   const fresh = (event: RunEvent) =>
     !resume ||
@@ -36,7 +42,8 @@ export async function* globalEvents(
       const runId = info.workflowId;
       const known = cursors.get(runId);
       if (info.status.name === 'RUNNING') {
-        if (known && info.historyLength > 0 && info.historyLength === known.historyLength) continue;
+        const unchanged = known && info.historyLength > 0 && info.historyLength === known.historyLength;
+        if (unchanged && Date.now() - known.readAt < REREAD_MS) continue;
         // A run that cannot be read now (its worker is away) is read again on the next poll.
         const events = await readEvents(client, runId, known?.cursor ?? 0).catch(() => undefined);
         if (!events) continue;
@@ -45,6 +52,7 @@ export async function* globalEvents(
         cursors.set(runId, {
           cursor: events.at(-1)?.id ?? known?.cursor ?? 0,
           historyLength: info.historyLength,
+          readAt: Date.now(),
         });
       } else if (!finished.has(runId) && (known || (info.closeTime?.getTime() ?? 0) >= since)) {
         finished.add(runId);

@@ -157,6 +157,11 @@ export class Engine {
       tail.events.splice(0, Math.min(keepFrom - tail.from, tail.events.length));
       tail.from = keepFrom;
     }
+    // A closed run gets no more tasks: only its close event is still read often (result()).
+    if (!run.running && tail.events.length > 1) {
+      tail.from += tail.events.length - 1;
+      tail.events = tail.events.slice(-1);
+    }
   }
 
   /** Events numbered `from` and later: from the in-memory tail when it reaches back that far. */

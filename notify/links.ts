@@ -56,7 +56,8 @@ export function verifyLink(secret: string, token: string, now = Date.now()): Lin
   // Compared as text: base64url's unused low bits would let a second spelling decode to the same bytes.
   const expected = Buffer.from(mac(secret, payload).toString('base64url'));
   const given = Buffer.from(signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, reason: 'invalid' };
   let raw: unknown;
   try {
     raw = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));

@@ -36,7 +36,7 @@ import { Visibility } from './visibility.js';
 export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
   const runId = workflowInfo().workflowId;
   const agent = input.agent;
-  const startedAt = new Date().toISOString();
+  const startedAt = workflowInfo().startTime.toISOString();
   const transcript: TranscriptMessage[] = [
     { role: 'system', content: agent.instructions },
     { role: 'user', content: input.input },

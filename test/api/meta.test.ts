@@ -92,6 +92,9 @@ test('unknown API routes are JSON 404s; the inbox is served at /', async () => {
   const missing = await stack.http('GET', '/api/nothing-here', { token: tokens.alice });
   assert.equal(missing.status, 404);
   assert.equal(typeof missing.body.error.message, 'string');
+  const malformed = await stack.http('GET', '/api/runs/%E0%A4%A', { token: tokens.alice });
+  assert.equal(malformed.status, 400);
+  assert.equal(malformed.body.error.code, 'bad_request');
   const page = await stack.http('GET', '/');
   assert.equal(page.status, 200);
   assert.match(page.text, /<title>Countersign inbox<\/title>/);

@@ -185,3 +185,28 @@ test('plan review: reorder, extend with a validated step, approve; the steps run
     ['publish:beta', 'build:app', 'build:docs'],
   );
 });
+
+test('a question from ask_human is answered from the inbox, and the model gets the answer', async () => {
+  await page.goto(`${stack.url}/#/`);
+  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  const conversation = stack.fake.script(
+    'e2e: question',
+    calls(call('ask_human', { question: 'Which account pays?', choices: ['ops', 'payroll'] })),
+    say('Thanks.'),
+  );
+  const { runId } = (
+    await stack.http('POST', '/api/runs', {
+      token: tokens.victor,
+      body: { agent: 'helper', input: 'e2e: question' },
+    })
+  ).body;
+  const [pending] = await stack.waitForPending(runId);
+  assert.equal(pending!.kind, 'question');
+  await page.locator(`a[href="#/approvals/${encodeURIComponent(pending!.trackingId)}"]`).click();
+  await page.getByText('Which account pays?').first().waitFor();
+  await page.getByLabel('Your answer').selectOption('payroll');
+  await page.getByRole('button', { name: 'Send answer' }).click();
+  await page.locator('section[aria-label="Outcome"] .chip', { hasText: 'responded' }).waitFor();
+  assert.equal((await stack.result(runId)).status, 'completed');
+  assert.ok([...conversation.toolMessages().values()].some((m) => m.includes('payroll')));
+});

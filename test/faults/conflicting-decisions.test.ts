@@ -51,7 +51,7 @@ test(`${CONTENDERS} concurrent conflicting decisions on one approval: exactly on
 
   const winner = winners[0]!;
   const choice = choices[winner]!;
-  const view = await finalView(fs.reviewers[0]!, run!);
+  const view = await finalView(fs.reviewers[0]!, run!, Date.now() + 120_000);
   const expected = { approve: 'approved', edit: 'edited', reject: 'rejected' }[choice];
   assert.equal(view.approvalStatus, expected);
   assert.equal(view.status, 'completed');

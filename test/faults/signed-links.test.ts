@@ -92,7 +92,7 @@ test('tampered, forged, expired and reused email links change nothing', async (t
   const rejectAfter = await fetch(`${base}/links/${reject}`, { method: 'POST' });
   assert.equal(rejectAfter.status, 409);
 
-  const view = await finalView(fs.reviewers[0]!, run!);
+  const view = await finalView(fs.reviewers[0]!, run!, Date.now() + 120_000);
   assert.equal(view.approvalStatus, 'approved');
   assert.equal(readExecutions(fs.executionsFile).filter((e) => e.kind === 'applied').length, 1);
 });

@@ -102,7 +102,16 @@ export const release = defineAgent({
   tools: [build, publish],
 });
 
-export const apiTestAgents = [bank, ops, treasury, release];
+/** Asks a human through the built-in `ask_human` tool. */
+export const helper = defineAgent({
+  name: 'helper',
+  description: 'Asks when unsure.',
+  instructions: 'Ask a human when you lack a fact.',
+  askHuman: true,
+  tools: [],
+});
+
+export const apiTestAgents = [bank, ops, treasury, release, helper];
 
 const token = (name: string) => `${name}-token-0123456789abcdef`;
 

@@ -2,12 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { call, calls, fail, say } from '../support/fake-model.js';
-import { bankAgent, executionsOf } from './fixtures/agents.js';
+import { bankAgent, executionsOf, impatientAgent } from './fixtures/agents.js';
+import { installTestRuntime } from '../support/worker.js';
 import { startHarness, uniqueInput, waitFor, type Harness } from './fixtures/harness.js';
 
 describe('run lifecycle', () => {
   let h: Harness;
   before(async () => {
+    // The SDK logs every failed activity attempt; here model and tool failures are provoked on purpose.
+    installTestRuntime('ERROR');
     h = await startHarness();
   });
   after(async () => {
@@ -86,5 +89,15 @@ describe('run lifecycle', () => {
     const state = await waitFor(async () => h.state(runId), 'state');
     assert.equal(state.status, 'failed');
     await h.saveHistory('model-failure', runId);
+  });
+
+  it('stops at the turn limit', async () => {
+    const input = uniqueInput('endless');
+    const conversation = h.fake.script(input, calls(call('lookup_balance', { account: 'A' })));
+    const runId = await h.start(impatientAgent, input);
+    assert.deepEqual(await h.result(runId), { status: 'failed', reason: 'the turn limit of 2 was reached' });
+    assert.equal(conversation.requests.length, 2);
+    assert.equal(executionsOf(runId).length, 2);
+    await h.saveHistory('turn-limit', runId);
   });
 });

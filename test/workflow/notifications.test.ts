@@ -5,6 +5,7 @@ import type { ApprovalView } from '../../protocol/index.js';
 import { eventsQuery } from '../../workflows/definitions.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { bankAgent } from './fixtures/agents.js';
+import { installTestRuntime } from '../support/worker.js';
 import { startHarness, uniqueInput, waitFor, type Harness } from './fixtures/harness.js';
 
 /** Delivers an email and a webhook per approval; the first attempt for a flaky recipient dies between the two. */
@@ -27,6 +28,8 @@ const notifier: Notifier = {
 describe('notifications', () => {
   let h: Harness;
   before(async () => {
+    // The SDK logs every failed activity attempt; here a notification failure is provoked on purpose.
+    installTestRuntime('ERROR');
     h = await startHarness({ notifier });
   });
   after(async () => {

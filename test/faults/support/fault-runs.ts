@@ -67,14 +67,25 @@ export async function decide(reviewer: Rest, run: PlannedRun, delayMs: number): 
 
 const CLOSED: RunStatus[] = ['completed', 'failed', 'cancelled'];
 
-/** Waits until the run has ended, then reads what the API shows of it. */
-export async function finalView(reviewer: Rest, run: PlannedRun): Promise<FinalView> {
-  const detail = await reviewer.retry<{ status: RunStatus; output?: string; pending: unknown[] }>(
-    'GET',
-    `/api/runs/${run.runId}`,
-    undefined,
-    (r) => r.status === 200 && CLOSED.includes(r.body.status),
-  );
+interface RunDetail {
+  status: RunStatus;
+  output?: string;
+  pending: unknown[];
+  events: { type: string }[];
+}
+
+/**
+ * Waits until the run has ended, or `deadline` (epoch ms) has passed, then reads what the API
+ * shows of it. A run still going at the deadline is returned as it is, for the invariants to name.
+ */
+export async function finalView(reviewer: Rest, run: PlannedRun, deadline: number): Promise<FinalView> {
+  let detail: RunDetail | undefined;
+  for (;;) {
+    const reply = await reviewer.send<RunDetail>('GET', `/api/runs/${run.runId}`).catch(() => undefined);
+    if (reply?.status === 200) detail = reply.body;
+    if ((detail && CLOSED.includes(detail.status)) || Date.now() > deadline) break;
+    await sleep(250);
+  }
   const approval = await reviewer.retry<{ status: ApprovalStatus }>(
     'GET',
     `/api/approvals/${run.trackingId}`,
@@ -82,10 +93,11 @@ export async function finalView(reviewer: Rest, run: PlannedRun): Promise<FinalV
     (r) => r.status === 200,
   );
   return {
-    status: detail.body.status,
-    output: detail.body.output,
+    status: detail?.status ?? 'running',
+    output: detail?.output,
     approvalStatus: approval.body.status,
-    pendingInRun: detail.body.pending.length,
+    pendingInRun: detail?.pending.length ?? 0,
+    lastEvent: detail?.events.at(-1)?.type,
   };
 }
 

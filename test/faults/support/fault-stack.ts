@@ -40,14 +40,20 @@ export async function startFaultStack(
     })),
   ];
   const model = await serveFaultModel();
-  const stack = await ProcessStack.start({
-    dataDir,
-    agentsModule: AGENTS_MODULE,
-    modelUrl: model.url,
-    approvers,
-    notify: options.notify,
-    decisionWaitMs: options.decisionWaitMs,
-  });
+  let stack: ProcessStack;
+  try {
+    stack = await ProcessStack.start({
+      dataDir,
+      agentsModule: AGENTS_MODULE,
+      modelUrl: model.url,
+      approvers,
+      notify: options.notify,
+      decisionWaitMs: options.decisionWaitMs,
+    });
+  } catch (err) {
+    await model.close();
+    throw err;
+  }
   return {
     stack,
     dataDir,

@@ -23,6 +23,8 @@ export interface FinalView {
   output?: string;
   approvalStatus?: ApprovalStatus;
   pendingInRun: number;
+  /** The last entry of the run's event log, to show where a stuck run stopped. */
+  lastEvent?: string;
 }
 
 const EXPECTED_STATUS: Record<Choice, ApprovalStatus> = {
@@ -59,7 +61,9 @@ export function violations(
       found.push(`${run.runId}: not readable at the end`);
       continue;
     }
-    if (view.status !== 'completed') found.push(`${run.runId}: ended ${view.status}, expected completed`);
+    if (view.status !== 'completed') {
+      found.push(`${run.runId}: ${view.status} at the end (last event ${view.lastEvent}), expected completed`);
+    }
     if (view.approvalStatus !== EXPECTED_STATUS[run.choice]) {
       found.push(
         `${run.runId}: approval is ${view.approvalStatus}, but the acknowledged decision was ${run.choice}`,

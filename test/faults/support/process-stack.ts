@@ -93,7 +93,13 @@ export class ProcessStack {
       },
     };
     const stack = new ProcessStack(specs, apiUrl, temporalAddress, dbPath, signingSecret);
-    for (const role of roles) await stack.launch(role);
+    try {
+      for (const role of roles) await stack.launch(role);
+    } catch (err) {
+      // Children left running would keep the caller's process alive after its failure.
+      await stack.stop();
+      throw err;
+    }
     return stack;
   }
 

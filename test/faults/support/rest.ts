@@ -57,8 +57,7 @@ export class Rest {
       }
       await sleep(100);
     }
-    throw new Error(
-      `${method} ${path} never succeeded; last: ${last instanceof Error ? last.message : String(last)}`,
-    );
+    const detail = last instanceof Error ? last.message : String(last);
+    throw new Error(`${method} ${path} never succeeded; last: ${detail.slice(0, 300)}`);
   }
 }

@@ -164,11 +164,19 @@ export function decisionPanel(ctx, a, reload) {
         : a.kind === 'result'
           ? 'Corrected result (JSON or text)'
           : 'Answer in the tool’s place (JSON or text)';
-    const area = h('textarea', {
-      id,
-      rows: 3,
-      value: a.kind === 'result' && a.result !== undefined ? json(a.result) : '',
-    });
+    // A question with choices takes one of them; anything else is free text or JSON.
+    const choices = a.kind === 'question' && Array.isArray(a.schema?.enum) ? a.schema.enum : null;
+    const area = choices
+      ? h(
+          'select',
+          { id },
+          choices.map((c) => h('option', { value: String(c) }, String(c))),
+        )
+      : h('textarea', {
+          id,
+          rows: 3,
+          value: a.kind === 'result' && a.result !== undefined ? json(a.result) : '',
+        });
     sections.push(
       h('h2', {}, a.kind === 'question' ? 'Answer' : 'Respond'),
       h('label', { for: id }, label),
