@@ -79,31 +79,11 @@ export async function listExecutions(
   return found;
 }
 
-const inFlight = new Map<string, Promise<unknown>>();
-
-/**
- * Queries to one run leave this process one at a time. A worker answers a run's queries in turn
- * anyway, and the embedded devserver drops one of several concurrent query tasks for the same run
- * (the caller then waits for its 60 s query timeout). Runs still differ, so readers of different
- * runs never wait on each other.
- */
-export function oneAtATime<T>(runId: string, read: () => Promise<T>): Promise<T> {
-  const previous = inFlight.get(runId) ?? Promise.resolve();
-  const next = previous.catch(() => undefined).then(read);
-  inFlight.set(runId, next);
-  void next
-    .catch(() => undefined)
-    .finally(() => {
-      if (inFlight.get(runId) === next) inFlight.delete(runId);
-    });
-  return next;
-}
-
 /** Runs the call; an unknown or malformed run id is a 404. */
 export async function onRun<T>(runId: string, read: () => Promise<T>): Promise<T> {
   if (!isRunId(runId)) throw new HttpError(404, `no run ${runId}`, { code: 'not_found' });
   try {
-    return await oneAtATime(runId, read);
+    return await read();
   } catch (err) {
     if (err instanceof WorkflowNotFoundError)
       throw new HttpError(404, `no run ${runId}`, { code: 'not_found' });
@@ -128,7 +108,7 @@ export function readApproval(
 }
 
 export function readEvents(client: Client, runId: string, after: number): Promise<RunEvent[]> {
-  return oneAtATime(runId, () => runHandle(client, runId).query(eventsQuery, after));
+  return runHandle(client, runId).query(eventsQuery, after);
 }
 
 export async function describeRun(client: Client, runId: string) {

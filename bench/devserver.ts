@@ -1,9 +1,11 @@
 /**
  * Devserver benchmark (prints JSON, asserts nothing). One devserver process on a file
  * database and one worker in this process:
- *  (a) completed workflows/s for a one-activity workflow over 2,000 workflows;
+ *  (a) completed workflows/s for a one-activity workflow over 2,000 workflows, and the CPU
+ *      each cost the devserver process and this process (worker + client);
  *  (b) signal-to-activity-start latency p50/p99;
  *  (c) devserver RSS and database bytes per idle workflow, 10,000 workflows waiting on a signal.
+ * The machine's load average is printed too: on a shared machine (a) and (b) follow it.
  */
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { startChild, type Child } from '../test/faults/support/child.js';
 import { ProcessStack, type Role } from '../test/faults/support/process-stack.js';
 import type { SystemName } from './lib/args.js';
-import { bytesUnder } from './lib/disk.js';
+import { persistedBytes } from './lib/disk.js';
 
 export interface SystemInstance {
   name: SystemName;
@@ -44,7 +44,7 @@ async function inProcessPeer(
     name,
     driver,
     processes: () => [{ label: name, pid: driver.pid }],
-    persistedBytes: () => bytesUnder(dir),
+    persistedBytes: () => persistedBytes(dir),
     stop: () => driver.kill(),
   };
 }
@@ -83,7 +83,7 @@ async function countersign(name: SystemName, ctx: Context, dir: string): Promise
     name,
     driver,
     processes: () => [...stackProcesses(stack, roles), { label: 'client', pid: driver.pid }],
-    persistedBytes: () => bytesUnder(path.dirname(stack.dbPath)),
+    persistedBytes: () => persistedBytes(path.dirname(stack.dbPath)),
     evict: () => stack.restart('worker'),
     async stop() {
       await driver.kill();
@@ -124,7 +124,7 @@ async function temporalOpenAiAgents(ctx: Context, dir: string): Promise<SystemIn
       { label: 'worker', pid: worker.pid },
       { label: 'client', pid: driver.pid },
     ],
-    persistedBytes: () => bytesUnder(dir),
+    persistedBytes: () => persistedBytes(dir),
     async evict() {
       await worker.kill();
       worker = await startChild(workerSpec);

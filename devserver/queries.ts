@@ -47,6 +47,13 @@ export class PendingQuery {
       else run.attachedQueries.set(this.id, this);
       return;
     }
+    // A worker given a second query-only task for a run whose first it has not answered drops
+    // one of them, so queries to one run go out one at a time.
+    if (run.queryTask && !run.queryTask.done) {
+      run.queuedQueries.push(this);
+      return;
+    }
+    run.queryTask = this;
     this.engine.workflowQueues.get(run.s.namespace, run.s.taskQueue).offer({ kind: 'query', query: this });
   }
 
@@ -69,7 +76,12 @@ export class PendingQuery {
     clearTimeout(this.timer);
     this.engine.queries.delete(this.id);
     this.run.attachedQueries.delete(this.id);
+    this.run.queuedQueries = this.run.queuedQueries.filter((q) => q !== this);
     fn();
+    if (this.run.queryTask === this) {
+      this.run.queryTask = undefined;
+      this.run.queuedQueries.shift()?.route();
+    }
   }
 }
 

@@ -16,6 +16,10 @@ export class Run {
   readonly attachedQueries = new Map<string, PendingQuery>();
   /** Queries that came while a workflow task ran; routed once it ends. */
   heldQueries: PendingQuery[] = [];
+  /** The query-only task handed to a worker; the SDK answers one per run at a time. */
+  queryTask: PendingQuery | undefined;
+  /** Queries waiting for `queryTask` to be answered. */
+  queuedQueries: PendingQuery[] = [];
   readonly historyWaiters = new Set<() => void>();
   /** The sticky queue of the worker that has this run cached; not persisted (after a restart, tasks use the normal queue). */
   sticky: { queue: string; scheduleToStartMs: number } | undefined;

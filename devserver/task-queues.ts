@@ -21,19 +21,23 @@ export class TaskQueue<R, T> {
         this.pollers.shift();
         continue;
       }
+      // Claim the poller before `take`: taking a task can change a run, and that change can offer
+      // another task to this same queue re-entrantly; it must not find this poller still free.
+      this.pollers.shift();
+      p.done = true;
       let task: T | null;
       try {
         task = p.take(ref);
       } catch (err) {
-        this.pollers.shift();
-        p.done = true;
         p.reject(err);
         continue;
       }
       if (task !== null) {
-        this.pollers.shift();
-        p.done = true;
         p.resolve(task);
+      } else {
+        // A stale reference: drop it, and the poller keeps its place at the front.
+        p.done = false;
+        this.pollers.unshift(p);
       }
       return;
     }

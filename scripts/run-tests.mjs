@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 
 const roots = process.argv.slice(2);
 if (roots.length === 0) {
-  console.error('usage: run-tests.mjs <folder> [<folder> ...]');
+  console.error('usage: run-tests.mjs <folder or file> [...]');
   process.exit(2);
 }
 // Suites with their own npm scripts are not part of `npm test`.
@@ -25,7 +25,7 @@ function collect(dir, out) {
   return out;
 }
 
-const files = roots.flatMap((root) => collect(root, []));
+const files = roots.flatMap((root) => (statSync(root).isDirectory() ? collect(root, []) : [root]));
 if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ')}`);
   process.exit(1);

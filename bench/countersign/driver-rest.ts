@@ -111,5 +111,4 @@ serveDriver<Run>('countersign-rest', {
     return (await call<{ output?: string }>('GET', `/api/runs/${run.runId}`)).output ?? '';
   },
   inputOf: (run) => run.input,
-  async close() {},
 });

@@ -66,5 +66,4 @@ serveDriver<Run>('countersign-signal', {
   },
   answer: async (run) => run.output?.output ?? '',
   inputOf: (run) => run.input,
-  close: () => connection.close(),
 });

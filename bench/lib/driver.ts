@@ -17,7 +17,6 @@ export interface SystemDriver<Run> {
   answer(run: Run): Promise<string>;
   /** Input the run was started with, to check its answer. */
   inputOf(run: Run): string;
-  close(): Promise<void>;
 }
 
 function check(input: string, answer: string): void {
@@ -75,9 +74,6 @@ export function serveDriver<Run>(system: string, driver: SystemDriver<Run>): voi
         await pool(runs, inFlight, async (run) => check(driver.inputOf(run), await driver.answer(run)));
         return { doneMs };
       }
-      case 'close':
-        await driver.close();
-        return null;
       default:
         throw new Error(`unknown phase ${String(message.phase)}`);
     }

@@ -86,5 +86,4 @@ serveDriver<Run>('langgraph', {
   async finished() {},
   answer: async (run) => run.answer ?? '',
   inputOf: (run) => run.input,
-  async close() {},
 });

@@ -65,5 +65,4 @@ serveDriver<Run>('openai-agents', {
   async finished() {},
   answer: async (run_) => run_.answer ?? '',
   inputOf: (run_) => run_.input,
-  async close() {},
 });

@@ -79,6 +79,19 @@ describe('devserver core', { timeout: 60_000 }, () => {
     assert.equal(await handle.result(), 'x');
   });
 
+  it('answers several queries sent at once to one idle run', async () => {
+    const handle = h.track(
+      await h.client.workflow.start('waitForFinish', { taskQueue, workflowId: uid('concurrent-q') }),
+    );
+    assert.equal(await handle.query(stateQuery), 'waiting');
+    for (let round = 0; round < 2; round++) {
+      const answers = await Promise.all([1, 2, 3, 4].map(() => handle.query(stateQuery)));
+      assert.deepEqual(answers, ['waiting', 'waiting', 'waiting', 'waiting']);
+    }
+    await handle.signal(finishSignal, 'done');
+    assert.equal(await handle.result(), 'done');
+  });
+
   it('reports a failing query handler as a query error', async () => {
     const handle = h.track(
       await h.client.workflow.start('waitForFinish', { taskQueue, workflowId: uid('qfail') }),

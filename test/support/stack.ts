@@ -6,7 +6,6 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { createApi } from '../../api/create-api.js';
-import { oneAtATime } from '../../api/temporal-reads.js';
 import { registerSearchAttributes } from '../../client/index.js';
 import type { AgentDefinition } from '../../define/index.js';
 import { createNotifier } from '../../notify/notifier.js';
@@ -148,7 +147,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       return answer.body.runId;
     },
     // Through the API's per-run query queue: the test's own reads share this process with the API.
-    state: (runId) => oneAtATime(runId, () => client.workflow.getHandle(runId).query(stateQuery)),
+    state: (runId) => client.workflow.getHandle(runId).query(stateQuery),
     async waitForPending(runId, count = 1) {
       for (;;) {
         const state = await stack.state(runId);

@@ -48,5 +48,4 @@ serveDriver<Run>('temporal-openai-agents', {
   },
   answer: async (run) => run.answer ?? '',
   inputOf: (run) => run.input,
-  close: () => connection.close(),
 });

@@ -36,7 +36,6 @@ const worker = await Worker.create({
       },
     }),
   },
-  ...(process.env.BENCH_MAX_CACHED ? { maxCachedWorkflows: Number(process.env.BENCH_MAX_CACHED) } : {}),
 });
 reportReady({ taskQueue: TASK_QUEUE });
 await worker.run();

@@ -16,7 +16,6 @@ const Env = z.object({
   STACK_SIGNING_SECRET: z.string().min(32),
   STACK_PUBLIC_URL: z.url(),
   STACK_NOTIFY: z.enum(['0', '1']).default('0'),
-  STACK_MAX_CACHED: z.coerce.number().int().min(0).optional(),
   STACK_DECISION_WAIT_MS: z.coerce.number().int().min(0).optional(),
   STACK_WORKFLOW_BUNDLE: z.string().min(1).optional(),
   PORT: z.coerce.number().int().min(0).default(0),
@@ -30,7 +29,6 @@ export interface StackSettings {
   signingSecret: string;
   publicUrl: string;
   notify: boolean;
-  maxCachedWorkflows?: number;
   decisionWaitMs?: number;
   /** A file holding the bundled workflow code. */
   workflowBundle?: string;
@@ -54,7 +52,6 @@ export async function loadStackSettings(env: NodeJS.ProcessEnv = process.env): P
     signingSecret: e.STACK_SIGNING_SECRET,
     publicUrl: e.STACK_PUBLIC_URL,
     notify: e.STACK_NOTIFY === '1',
-    maxCachedWorkflows: e.STACK_MAX_CACHED,
     decisionWaitMs: e.STACK_DECISION_WAIT_MS,
     workflowBundle: e.STACK_WORKFLOW_BUNDLE,
     port: e.PORT,

@@ -27,10 +27,6 @@ const worker = await createWorker({
   workflowBundle: settings.workflowBundle
     ? { code: readFileSync(settings.workflowBundle, 'utf8') }
     : undefined,
-  workerOptions:
-    settings.maxCachedWorkflows === undefined
-      ? undefined
-      : { maxCachedWorkflows: settings.maxCachedWorkflows },
 });
 reportReady({ pid: process.pid });
 await worker.run();

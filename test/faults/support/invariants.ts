@@ -62,7 +62,9 @@ export function violations(
       continue;
     }
     if (view.status !== 'completed') {
-      found.push(`${run.runId}: ${view.status} at the end (last event ${view.lastEvent}), expected completed`);
+      found.push(
+        `${run.runId}: ${view.status} at the end (last event ${view.lastEvent}), expected completed`,
+      );
     }
     if (view.approvalStatus !== EXPECTED_STATUS[run.choice]) {
       found.push(

@@ -20,7 +20,6 @@ export interface ProcessStackOptions {
   approvers: ApproverConfig[];
   /** Send approval emails (to `.eml` files in `<dataDir>/outbox`). */
   notify?: boolean;
-  maxCachedWorkflows?: number;
   decisionWaitMs?: number;
   /** Which processes to run; all three when absent. */
   roles?: readonly Role[];
@@ -63,9 +62,6 @@ export class ProcessStack {
       STACK_SIGNING_SECRET: signingSecret,
       STACK_PUBLIC_URL: apiUrl,
       STACK_NOTIFY: options.notify ? '1' : '0',
-      ...(options.maxCachedWorkflows === undefined
-        ? {}
-        : { STACK_MAX_CACHED: String(options.maxCachedWorkflows) }),
       STACK_WORKFLOW_BUNDLE: bundlePath,
       ...(options.decisionWaitMs === undefined
         ? {}
