@@ -13,7 +13,7 @@ import { decisionOutcomeQuery } from '../workflows/definitions.js';
 import { publicApprover } from './auth.js';
 import { checkDecision } from './edit-validation.js';
 import { HttpError } from './errors.js';
-import { onRun, readApproval, runHandle } from './temporal-reads.js';
+import { onRun, readApproval, readPendingFromMemo, runHandle } from './temporal-reads.js';
 
 export const REFUSAL_STATUS: Record<RefusalCode, number> = {
   unknown_approval: 404,
@@ -66,13 +66,26 @@ export async function decide(
   const parsed = parseTrackingId(request.trackingId);
   if (!parsed) throw unknownApproval(request.trackingId);
   if (request.idempotent) {
-    const earlier = await readOutcome(client, request.trackingId, request.requestId);
+    // Bounded: with no worker up the query cannot be answered, and the workflow dedupes a resent
+    // request id anyway.
+    const earlier = await client
+      .withDeadline(Date.now() + deps.waitMs, () =>
+        readOutcome(client, request.trackingId, request.requestId),
+      )
+      .catch((err: unknown) => {
+        if (err instanceof HttpError) throw err;
+        return null;
+      });
     if (earlier) return earlier;
   }
-  const approval = await readApproval(client, parsed.runId, request.trackingId).catch((err: unknown) => {
-    if (err instanceof HttpError && err.status === 404) throw unknownApproval(request.trackingId);
-    throw err;
-  });
+  // Pending approvals come from the memo, which needs no worker; only a settled or unknown id
+  // needs the workflow's own answer.
+  const approval = await readPendingFromMemo(client, parsed.runId, request.trackingId)
+    .then((pending) => pending ?? readApproval(client, parsed.runId, request.trackingId))
+    .catch((err: unknown) => {
+      if (err instanceof HttpError && err.status === 404) throw unknownApproval(request.trackingId);
+      throw err;
+    });
   if (!approval) throw unknownApproval(request.trackingId);
   if (approval.status !== 'pending') {
     throw new HttpError(409, `approval ${request.trackingId} is already ${approval.status}`, {

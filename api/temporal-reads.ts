@@ -48,7 +48,7 @@ export function statusOf(info: WorkflowExecutionInfo): RunStatus {
   }
 }
 
-export function pendingOf(info: WorkflowExecutionInfo): ApprovalView[] {
+export function pendingOf(info: Pick<WorkflowExecutionInfo, 'memo' | 'status'>): ApprovalView[] {
   const memo = info.memo?.[PENDING_MEMO_KEY];
   return info.status.name === 'RUNNING' && Array.isArray(memo) ? (memo as ApprovalView[]) : [];
 }
@@ -105,6 +105,19 @@ export function readApproval(
   trackingId: string,
 ): Promise<ApprovalView | null> {
   return onRun(runId, () => runHandle(client, runId).query(approvalQuery, trackingId));
+}
+
+/**
+ * A pending approval as the run's memo shows it (without its schema), read from Temporal alone:
+ * no worker needs to be up, so a decision can be taken while every worker is down.
+ */
+export async function readPendingFromMemo(
+  client: Client,
+  runId: string,
+  trackingId: string,
+): Promise<ApprovalView | null> {
+  const info = await describeRun(client, runId);
+  return pendingOf(info).find((view) => view.trackingId === trackingId) ?? null;
 }
 
 export function readEvents(client: Client, runId: string, after: number): Promise<RunEvent[]> {

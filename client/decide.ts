@@ -33,7 +33,11 @@ export async function sendDecision(
   }
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const outcome = await queryOutcome(handle, payload.requestId);
+    // The gRPC deadline bounds each query too: with no worker up, a query waits for the server's
+    // own timeout, far longer than the caller agreed to wait.
+    const outcome = await client.withDeadline(Math.max(deadline, Date.now() + pollMs), () =>
+      queryOutcome(handle, payload.requestId),
+    );
     if (outcome) return outcome;
     if (Date.now() >= deadline) return null;
     await sleep(pollMs);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { call, calls, say } from '../support/fake-model.js';
 import { toolRuns, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -243,4 +244,31 @@ test('decided and all lists, and the outcome poll route (200 known, 202 not yet)
   assert.equal(notYet.status, 202);
   assert.equal(notYet.body.status, 'submitted');
   assert.equal(notYet.headers.get('location'), `/api/approvals/${trackingId}/decisions/never-sent`);
+});
+
+test('a decision taken while no worker runs answers 202, is kept, and applies once a worker is back', async () => {
+  const { runId, trackingId } = await waitingTransfer('approvals: no worker');
+  await stack.stopWorker();
+  let restarted = false;
+  try {
+    const sent = await decide(trackingId, { type: 'approve' }, tokens.alice, {
+      'idempotency-key': 'offline-1',
+    });
+    assert.equal(sent.status, 202);
+    const location = sent.headers.get('location');
+    assert.ok(location?.startsWith(`/api/approvals/${trackingId}/decisions/`), `location ${location}`);
+    await stack.startWorker();
+    restarted = true;
+    let polled = await stack.http('GET', location!, { token: tokens.alice });
+    while (polled.status === 202) {
+      await sleep(50);
+      polled = await stack.http('GET', location!, { token: tokens.alice });
+    }
+    assert.equal(polled.status, 200);
+    assert.equal(polled.body.outcome.status, 'approved');
+    assert.equal((await stack.result(runId)).status, 'completed');
+    assert.equal(toolRuns.filter((r) => r.runId === runId).length, 1);
+  } finally {
+    if (!restarted) await stack.startWorker();
+  }
 });

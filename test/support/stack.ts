@@ -44,6 +44,9 @@ export interface Stack {
   /** Waits until the run has at least `count` pending approvals. */
   waitForPending(runId: string, count?: number): Promise<ApprovalView[]>;
   result(runId: string): Promise<RunOutput>;
+  /** Stops the worker, so runs take no decisions until `startWorker`. */
+  stopWorker(): Promise<void>;
+  startWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -84,13 +87,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     mailFrom: 'Countersign <countersign@example.com>',
     webhookUrl: options.webhookUrl,
   });
-  const worker = await startTestWorker({
+  const workerOptions = {
     address: temporal.address,
     namespace: temporal.namespace,
     agents,
     model: { baseUrl: fake.url, apiKey: 'test-key' },
     notifier,
-  });
+  };
+  let worker = await startTestWorker(workerOptions);
+  let workerRunning = true;
   const app = createApi({
     client,
     namespace: temporal.namespace,
@@ -146,7 +151,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (answer.status !== 201) throw new Error(`starting a run answered ${answer.status}: ${answer.text}`);
       return answer.body.runId;
     },
-    // Through the API's per-run query queue: the test's own reads share this process with the API.
     state: (runId) => client.workflow.getHandle(runId).query(stateQuery),
     async waitForPending(runId, count = 1) {
       for (;;) {
@@ -161,10 +165,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       }
     },
     result: (runId) => client.workflow.getHandle(runId).result() as Promise<RunOutput>,
+    async stopWorker() {
+      await worker.stop();
+      workerRunning = false;
+    },
+    async startWorker() {
+      worker = await startTestWorker({ ...workerOptions, taskQueue: worker.taskQueue });
+      workerRunning = true;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await worker.stop();
+      if (workerRunning) await worker.stop();
       notifier.close();
       await fake.close();
       await connection.close();
