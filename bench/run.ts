@@ -4,7 +4,7 @@ import path from 'node:path';
 import { startChild } from '../test/faults/support/child.js';
 import { parseBenchArgs } from './lib/args.js';
 import { ensurePeersInstalled } from './lib/peers-install.js';
-import { summarize } from './lib/stats.js';
+import { summarize, type Summary } from './lib/stats.js';
 import { measureSystem, type SystemResult } from './measure.js';
 import { startSystem } from './systems.js';
 import { formatTables } from './table.js';
@@ -19,7 +19,21 @@ const model = await startChild({ label: 'fake model', file: 'bench/model/serve.t
 const modelUrl = String(model.info.url);
 const results: SystemResult[] = [];
 const failures: Record<string, string> = {};
-let floor;
+let floor: Summary | undefined;
+
+const outDir = path.resolve(args.outDir);
+mkdirSync(outDir, { recursive: true });
+const file = path.join(outDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+const machine = {
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model,
+  memoryBytes: os.totalmem(),
+  loadAverage: os.loadavg(),
+  node: process.version,
+};
+/** Rewritten after every system, so a long run stopped midway keeps what it measured. */
+const save = () =>
+  writeFileSync(file, `${JSON.stringify({ args, machine, floor, results, failures }, null, 2)}\n`);
 
 try {
   if (args.floorRuns > 0) {
@@ -45,6 +59,7 @@ try {
     } finally {
       await system?.stop();
     }
+    save();
   }
 } finally {
   await model.kill();
@@ -54,16 +69,6 @@ try {
 console.log(`\n${formatTables(results, floor)}`);
 for (const [name, message] of Object.entries(failures))
   console.log(`\n${name}: FAILED: ${message.split('\n')[0]}`);
-
-const outDir = path.resolve(args.outDir);
-mkdirSync(outDir, { recursive: true });
-const file = path.join(outDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-const machine = {
-  cpus: os.cpus().length,
-  cpuModel: os.cpus()[0]?.model,
-  memoryBytes: os.totalmem(),
-  node: process.version,
-};
-writeFileSync(file, `${JSON.stringify({ args, machine, floor, results, failures }, null, 2)}\n`);
+save();
 console.log(`\nbench: wrote ${path.relative(process.cwd(), file)}`);
 if (Object.keys(failures).length > 0) process.exitCode = 1;
