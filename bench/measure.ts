@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchArgs } from './lib/args.js';
 import { cpuMs, rssBytes } from './lib/proc.js';
@@ -30,6 +31,27 @@ export interface SystemResult {
   batches: Batch[];
 }
 
+/**
+ * Sends a phase to the driver, failing as soon as any process of the system dies: a crashed
+ * worker would otherwise leave the driver waiting forever.
+ */
+async function phase<T>(system: SystemInstance, message: Record<string, unknown>): Promise<T> {
+  const stop = new AbortController();
+  const crashed = (async (): Promise<never> => {
+    for (;;) {
+      await sleep(500, undefined, { signal: stop.signal });
+      const dead = system.processes().find((p) => !existsSync(`/proc/${p.pid}`));
+      if (dead) throw new Error(`${dead.label} (pid ${dead.pid}) died during ${String(message.phase)}`);
+    }
+  })();
+  crashed.catch(() => undefined);
+  try {
+    return await Promise.race([system.driver.request<T>(message), crashed]);
+  } finally {
+    stop.abort();
+  }
+}
+
 function rssOf(system: SystemInstance): Record<string, number> {
   return Object.fromEntries(system.processes().map((p) => [p.label, rssBytes(p.pid)]));
 }
@@ -41,7 +63,7 @@ function cpuOf(system: SystemInstance): Record<string, number> {
 /** N runs paused at once, weighed, optionally evicted, then all approved. */
 async function batch(system: SystemInstance, args: BenchArgs, size: number, evict: boolean): Promise<Batch> {
   const bytesBefore = system.persistedBytes();
-  const { pausedMs } = await system.driver.request<{ pausedMs: number }>({
+  const { pausedMs } = await phase<{ pausedMs: number }>(system, {
     phase: 'pause',
     count: size,
     inFlight: args.inFlight,
@@ -55,7 +77,7 @@ async function batch(system: SystemInstance, args: BenchArgs, size: number, evic
     await sleep(2_000);
     rssEvicted = rssOf(system);
   }
-  const { doneMs } = await system.driver.request<{ doneMs: number }>({
+  const { doneMs } = await phase<{ doneMs: number }>(system, {
     phase: 'approveAll',
     inFlight: args.inFlight,
   });
@@ -67,12 +89,11 @@ export async function measureSystem(
   args: BenchArgs,
   modelPid: number,
 ): Promise<SystemResult> {
-  const driver = system.driver;
-  if (args.warmup > 0) await driver.request({ phase: 'sequential', runs: args.warmup });
+  if (args.warmup > 0) await phase(system, { phase: 'sequential', runs: args.warmup });
 
   const cpuBefore = cpuOf(system);
   const modelBefore = cpuMs(modelPid);
-  const sequential = await driver.request<{ full: number[]; decision: number[] }>({
+  const sequential = await phase<{ full: number[]; decision: number[] }>(system, {
     phase: 'sequential',
     runs: args.runs,
   });
