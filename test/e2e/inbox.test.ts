@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { toolRuns, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -12,19 +12,7 @@ let page: Page;
 
 before(async () => {
   stack = await startStack();
-  browser = await chromium.launch({
-    executablePath: execFileSync('which', ['chromium']).toString().trim(),
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   page.setDefaultTimeout(30_000);
   await page.goto(stack.url);

@@ -1,20 +1,6 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
-/** Debian's chromium, never a downloaded browser, with everything that phones home turned off. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
-}
+export { launchChromium } from '../../support/chromium.js';
 
 // Page code is passed as source text: it runs in the browser, and this project compiles without DOM types.
 
