@@ -1,10 +1,4 @@
-import {
-  decodeFailure,
-  POLL_HOLD_MS,
-  type ActivityTaskRef,
-  type Engine,
-  type PollResponse,
-} from './engine.js';
+import { decodeFailure, type ActivityTaskRef, type Engine, type PollResponse } from './engine.js';
 import { invalid, notFound } from './errors.js';
 import { decodeAs, encodeAs, RetryState, TimeoutType, type Failure, type temporal } from './proto.js';
 import { Run, Txn, b64, newId, unb64 } from './run.js';
@@ -177,14 +171,11 @@ export function pollActivityTaskQueue(
   req: temporal.api.workflowservice.v1.IPollActivityTaskQueueRequest,
   onCancel: (cb: () => void) => void,
 ): Promise<PollResponse> {
-  const namespace = req.namespace || 'default';
-  const queue = req.taskQueue?.name;
-  if (!queue) throw invalid('taskQueue.name is required');
-  const identity = req.identity ?? '';
-  return engine.activityQueues
-    .get(namespace, queue)
-    .poll((ref) => takeActivity(engine, ref, identity), POLL_HOLD_MS, onCancel)
-    .then((task) => task ?? {});
+  return engine.activityQueues.longPoll(
+    req,
+    (ref, identity) => takeActivity(engine, ref, identity),
+    onCancel,
+  );
 }
 
 // ---- finding the activity a completion is about ------------------------------------------

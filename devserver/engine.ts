@@ -29,9 +29,6 @@ export interface ActivityTaskRef {
 }
 export type PollResponse = Record<string, unknown>;
 
-/** How long an idle long poll is held; under the SDK's 70 s poll deadline. */
-export const POLL_HOLD_MS = 60_000;
-
 /**
  * The workflow engine: every run's mutable state, its history in SQLite, matching and
  * deadlines. Each change goes through exec(), which makes it durable before any caller

@@ -1,3 +1,5 @@
+import { invalid } from './errors.js';
+
 /**
  * Matching: per task queue, a FIFO of task references and a FIFO of waiting long polls.
  * A reference may have gone stale (task already started, run closed); `take` says so by
@@ -92,7 +94,31 @@ export class TaskQueue<R, T> {
   }
 }
 
+/** Idle polls are held this long, well under the SDK's 70 s poll deadline, then answered empty. */
+export const POLL_HOLD_MS = 60_000;
+
+/** The shape of PollWorkflowTaskQueue and PollActivityTaskQueue requests that matching needs. */
+interface PollRequest {
+  namespace?: string | null;
+  taskQueue?: { name?: string | null } | null;
+  identity?: string | null;
+}
+
 export class TaskQueues<R, T> {
+  /** A worker's long poll: a task as soon as one is there, or `{}` once the hold runs out. */
+  longPoll(
+    req: PollRequest,
+    take: (ref: R, identity: string) => T | null,
+    onCancel: (cb: () => void) => void,
+  ): Promise<T | Record<string, never>> {
+    const queue = req.taskQueue?.name;
+    if (!queue) throw invalid('taskQueue.name is required');
+    const identity = req.identity ?? '';
+    return this.get(req.namespace || 'default', queue)
+      .poll((ref) => take(ref, identity), POLL_HOLD_MS, onCancel)
+      .then((task) => task ?? {});
+  }
+
   private readonly queues = new Map<string, TaskQueue<R, T>>();
 
   get(namespace: string, name: string): TaskQueue<R, T> {

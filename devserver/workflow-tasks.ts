@@ -4,7 +4,7 @@ import {
   scheduleActivity,
   startActivityTask,
 } from './activities.js';
-import { POLL_HOLD_MS, type Engine, type PollResponse, type WorkflowTaskRef } from './engine.js';
+import type { Engine, PollResponse, WorkflowTaskRef } from './engine.js';
 import { invalid, notFound } from './errors.js';
 import { EV, attributesOf, decodeEvent } from './history.js';
 import { continueAsNew } from './lifecycle.js';
@@ -103,14 +103,11 @@ export function pollWorkflowTaskQueue(
   req: temporal.api.workflowservice.v1.IPollWorkflowTaskQueueRequest,
   onCancel: (cb: () => void) => void,
 ): Promise<PollResponse> {
-  const namespace = req.namespace || 'default';
-  const queue = req.taskQueue?.name;
-  if (!queue) throw invalid('taskQueue.name is required');
-  const identity = req.identity ?? '';
-  return engine.workflowQueues
-    .get(namespace, queue)
-    .poll((ref) => takeWorkflowTask(engine, ref, identity), POLL_HOLD_MS, onCancel)
-    .then((task) => task ?? {});
+  return engine.workflowQueues.longPoll(
+    req,
+    (ref, identity) => takeWorkflowTask(engine, ref, identity),
+    onCancel,
+  );
 }
 
 function locateTask(engine: Engine, token: Uint8Array | null | undefined): Run {
