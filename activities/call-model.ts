@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
+import { whileHeartbeating } from './keep-alive.js';
 import type { ModelCallInput, ModelReply } from '../workflows/activity-types.js';
 
 export interface ModelSettings {
@@ -32,13 +33,15 @@ export function createCallModel(settings: ModelSettings) {
   return async function callModel(input: ModelCallInput): Promise<ModelReply> {
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = await openai.chat.completions.create(
-        {
-          model: settings.name ?? input.model,
-          messages: input.messages,
-          ...(input.tools.length > 0 ? { tools: input.tools } : {}),
-        },
-        { signal: Context.current().cancellationSignal },
+      completion = await whileHeartbeating(() =>
+        openai.chat.completions.create(
+          {
+            model: settings.name ?? input.model,
+            messages: input.messages,
+            ...(input.tools.length > 0 ? { tools: input.tools } : {}),
+          },
+          { signal: Context.current().cancellationSignal },
+        ),
       );
     } catch (err) {
       if (isPermanent(err)) {

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { whileHeartbeating } from './keep-alive.js';
 import type { ApprovalTicket, ApprovalView } from '../protocol/index.js';
 import type { Notifier } from './notifier.js';
 
@@ -13,13 +14,17 @@ export function createRequestApproval(notifier: Notifier | undefined) {
       const context = Context.current();
       const previous = context.info.heartbeatDetails as { sent?: string[] } | undefined;
       const sent = [...(previous?.sent ?? [])];
-      await notifier.notify(approval, {
-        sent,
-        onSent(key) {
-          sent.push(key);
-          context.heartbeat({ sent });
-        },
-      });
+      await whileHeartbeating(
+        () =>
+          notifier.notify(approval, {
+            sent,
+            onSent(key) {
+              sent.push(key);
+              context.heartbeat({ sent });
+            },
+          }),
+        () => ({ sent }),
+      );
     }
     return { status: 'pending', trackingId: approval.trackingId };
   };

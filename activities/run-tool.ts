@@ -1,10 +1,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { whileHeartbeating } from './keep-alive.js';
 import type { AgentDefinition, ToolDefinition } from '../define/index.js';
 import type { JsonValue } from '../protocol/index.js';
 import type { ToolRunInput } from '../workflows/activity-types.js';
-
-/** How often a running tool reports liveness, so a crashed worker's attempt is retried soon. */
-const HEARTBEAT_MS = 2_000;
 
 /**
  * Runs one approved (or auto) tool call. The idempotency key is the same for every attempt of the
@@ -25,19 +23,15 @@ export function createRunTool(agents: AgentDefinition[]) {
       );
     }
     const context = Context.current();
-    const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
-    try {
-      context.heartbeat();
-      return await tool.execute(parsed.data, {
+    return whileHeartbeating(() =>
+      tool.execute(parsed.data, {
         runId: input.runId,
         toolCallId: input.toolCallId,
         idempotencyKey: `${input.runId}/${input.toolCallId}`,
         trackingId: input.trackingId,
         approvedBy: input.approvedBy,
         signal: context.cancellationSignal,
-      });
-    } finally {
-      clearInterval(beat);
-    }
+      }),
+    );
   };
 }

@@ -1,9 +1,14 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { CountersignActivities } from './activity-types.js';
 
-/** The model call: the openai client retries 429/5xx itself; Temporal retries what is left. */
+/**
+ * The model call: the openai client retries 429/5xx itself; Temporal retries what is left. It
+ * heartbeats while it waits, so a worker that died mid-call costs seconds, not the ten minutes a
+ * slow model is allowed.
+ */
 export const { callModel } = proxyActivities<CountersignActivities>({
   startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
@@ -15,6 +20,7 @@ export const { callModel } = proxyActivities<CountersignActivities>({
 /** Notifications: retried for a while; the approval is visible in the inbox whatever happens to them. */
 export const { requestApproval } = proxyActivities<CountersignActivities>({
   startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,

@@ -64,7 +64,9 @@ export async function startFaultStack(
     async close() {
       await stack.stop();
       await model.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      // FAULT_KEEP=1 leaves the SQLite history and the tool ledger behind for a post-mortem.
+      if (process.env.FAULT_KEEP === '1') console.error(`# fault data kept in ${dataDir}`);
+      else rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

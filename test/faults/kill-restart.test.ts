@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { unleashChaos } from '../faults/support/chaos.js';
-import { readExecutions } from '../faults/support/executions.js';
-import { startFaultStack } from '../faults/support/fault-stack.js';
-import { decide, finalView, inboxRunIds, startPlannedRuns } from '../faults/support/fault-runs.js';
-import { violations, type FinalView } from '../faults/support/invariants.js';
-import { pool } from '../faults/support/pool.js';
-import { seededRandom } from '../faults/support/random.js';
+import { unleashChaos } from './support/chaos.js';
+import { readExecutions } from './support/executions.js';
+import { startFaultStack } from './support/fault-stack.js';
+import { decide, finalView, inboxRunIds, startPlannedRuns } from './support/fault-runs.js';
+import { violations, type FinalView } from './support/invariants.js';
+import { pool } from './support/pool.js';
+import { seededRandom } from './support/random.js';
 
-const RUNS = Number(process.env.FAULT_RUNS ?? 20);
+const RUNS = Number(process.env.FAULT_RUNS ?? 100);
 const KILLS = Number(process.env.FAULT_KILLS ?? Math.max(6, Math.ceil(RUNS / 3)));
 
 test(`${RUNS} runs keep their decisions while worker, API and devserver are SIGKILLed ${KILLS} times`, async (t) => {

@@ -1,0 +1,24 @@
+import { Context } from '@temporalio/activity';
+
+/**
+ * How often a running activity reports liveness. Well inside the workflow's heartbeat timeouts, so
+ * the attempt of a worker that died is retried within seconds rather than at its start-to-close
+ * timeout (ten minutes for a model call).
+ */
+const HEARTBEAT_MS = 2_000;
+
+/**
+ * Runs `work` while heartbeating. `details` is what each heartbeat records, for an activity that
+ * keeps its progress there; without it heartbeats carry nothing.
+ */
+export async function whileHeartbeating<T>(work: () => Promise<T>, details?: () => unknown): Promise<T> {
+  const context = Context.current();
+  const beat = () => (details ? context.heartbeat(details()) : context.heartbeat());
+  beat();
+  const timer = setInterval(beat, HEARTBEAT_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
