@@ -3,12 +3,14 @@ import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 
 const ALL_EVENTS = proto.temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT;
+const TASK_COMPLETED = proto.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED;
 
 /**
- * Yields each time a run's history grows, by long-polling GetWorkflowExecutionHistory with
- * waitNewEvent, and returns once the history is complete (the run has closed). Everything a run
- * does (a decision taken, a tool result, an approval requested) ends a workflow task, so a new
- * history event is the moment to re-read its event log. Ends quietly when `signal` aborts.
+ * Yields each time a workflow task of the run completes, by long-polling
+ * GetWorkflowExecutionHistory with waitNewEvent, and returns once the history is complete (the run
+ * has closed). The run's event log only changes in a workflow task (a decision taken, a tool result,
+ * an approval requested), so that is the moment to re-read it; the other events (tasks scheduled and
+ * started, activity progress) would each cost a query for nothing. Ends quietly when `signal` aborts.
  */
 export async function* historyChanges(
   client: Client,
@@ -28,9 +30,10 @@ export async function* historyChanges(
         skipArchival: true,
       }),
     );
-    const grew = (page.history?.events?.length ?? 0) > 0;
+    const events = page.history?.events ?? [];
+    const grew = events.length > 0;
     const closed = !page.nextPageToken || page.nextPageToken.length === 0;
-    if (grew || closed) yield { closed };
+    if (closed || events.some((event) => event.eventType === TASK_COMPLETED)) yield { closed };
     if (closed) return;
     nextPageToken = page.nextPageToken ?? undefined;
     // A long poll that ends with nothing new is the server's timeout; pause briefly so a server

@@ -40,24 +40,49 @@ export class SqliteStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, state TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS history (
-        run INTEGER NOT NULL, first_event_id INTEGER NOT NULL, events BLOB NOT NULL,
-        PRIMARY KEY (run, first_event_id)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS history_batches (
+        id INTEGER PRIMARY KEY, run INTEGER NOT NULL, first_event_id INTEGER NOT NULL, events BLOB NOT NULL);
+      CREATE UNIQUE INDEX IF NOT EXISTS history_batches_by_run ON history_batches (run, first_event_id);
       CREATE TABLE IF NOT EXISTS search_attributes (
         namespace TEXT NOT NULL, name TEXT NOT NULL, type INTEGER NOT NULL,
         PRIMARY KEY (namespace, name)) WITHOUT ROWID;
     `);
+    this.migrateHistory();
     this.insertRun = this.db.prepare('INSERT INTO runs (state) VALUES (?) RETURNING id');
     this.updateRun = this.db.prepare('UPDATE runs SET state = ? WHERE id = ?');
-    this.insertBatch = this.db.prepare('INSERT INTO history (run, first_event_id, events) VALUES (?, ?, ?)');
+    this.insertBatch = this.db.prepare(
+      'INSERT INTO history_batches (run, first_event_id, events) VALUES (?, ?, ?)',
+    );
     this.selectBatches = this.db.prepare(
-      'SELECT first_event_id, events FROM history WHERE run = ? ORDER BY first_event_id',
+      'SELECT first_event_id, events FROM history_batches WHERE run = ? ORDER BY first_event_id',
     );
     this.upsertAttr = this.db.prepare(
       'INSERT INTO search_attributes (namespace, name, type) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET type = excluded.type',
     );
     this.deleteAttr = this.db.prepare('DELETE FROM search_attributes WHERE namespace = ? AND name = ?');
     this.atomic = this.db.transaction((fn: () => unknown) => fn());
+  }
+
+  /**
+   * Databases written by earlier devservers kept batches in a WITHOUT ROWID table, where any row over about
+   * a kilobyte spills into a 4 KB overflow page of its own: most of a paused run's disk use. A
+   * rowid table packs batches into shared pages; old rows move over once, in one transaction.
+   */
+  private migrateHistory(): void {
+    const old = this.db
+      .prepare<
+        [],
+        { name: string }
+      >("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'history'")
+      .get();
+    if (!old) return;
+    this.db.transaction(() => {
+      this.db.exec(`
+        INSERT INTO history_batches (run, first_event_id, events)
+          SELECT run, first_event_id, events FROM history ORDER BY run, first_event_id;
+        DROP TABLE history;
+      `);
+    })();
   }
 
   /** Runs fn in one transaction (all of its writes or none), committed before this returns. */

@@ -92,6 +92,24 @@ describe('devserver core', { timeout: 60_000 }, () => {
     assert.equal(await handle.result(), 'done');
   });
 
+  it('answers queries for a run the worker has cached and for one it has evicted', async () => {
+    // A cache of one: starting the second run evicts the first from the worker's memory.
+    const { taskQueue: queue } = await h.worker({ taskQueue: uid('cache-of-one'), maxCachedWorkflows: 1 });
+    const first = h.track(
+      await h.client.workflow.start('waitForFinish', { taskQueue: queue, workflowId: uid('evicted') }),
+    );
+    assert.equal(await first.query(stateQuery), 'waiting');
+    const second = h.track(
+      await h.client.workflow.start('waitForFinish', { taskQueue: queue, workflowId: uid('cached') }),
+    );
+    assert.equal(await second.query(stateQuery), 'waiting');
+    assert.equal(await first.query(stateQuery), 'waiting');
+    assert.equal(await second.query(stateQuery), 'waiting');
+    await first.signal(finishSignal, 'one');
+    await second.signal(finishSignal, 'two');
+    assert.deepEqual([await first.result(), await second.result()], ['one', 'two']);
+  });
+
   it('reports a failing query handler as a query error', async () => {
     const handle = h.track(
       await h.client.workflow.start('waitForFinish', { taskQueue, workflowId: uid('qfail') }),
