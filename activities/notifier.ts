@@ -9,5 +9,8 @@ import type { ApprovalView } from '../protocol/index.js';
  * each delivery so the next attempt skips it.
  */
 export interface Notifier {
-  notify(approval: ApprovalView, progress: { sent: readonly string[]; onSent(key: string): void }): Promise<void>;
+  notify(
+    approval: ApprovalView,
+    progress: { sent: readonly string[]; onSent(key: string): void },
+  ): Promise<void>;
 }

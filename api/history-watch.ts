@@ -20,15 +20,17 @@ export async function* historyChanges(
 ): AsyncGenerator<{ closed: boolean }> {
   let nextPageToken: Uint8Array | undefined;
   while (!signal.aborted) {
-    const page = await client.withAbortSignal(signal, () =>
-      client.workflowService.getWorkflowExecutionHistory({
-        namespace,
-        execution: { workflowId: runId },
-        waitNewEvent: true,
-        historyEventFilterType: ALL_EVENTS,
-        nextPageToken,
-        skipArchival: true,
-      }),
+    const page = await withCallSignal(signal, (callSignal) =>
+      client.withAbortSignal(callSignal, () =>
+        client.workflowService.getWorkflowExecutionHistory({
+          namespace,
+          execution: { workflowId: runId },
+          waitNewEvent: true,
+          historyEventFilterType: ALL_EVENTS,
+          nextPageToken,
+          skipArchival: true,
+        }),
+      ),
     );
     const events = page.history?.events ?? [];
     const grew = events.length > 0;
@@ -39,5 +41,23 @@ export async function* historyChanges(
     // A long poll that ends with nothing new is the server's timeout; pause briefly so a server
     // that answers at once cannot turn this into a busy loop.
     if (!grew) await sleep(200, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+/**
+ * The SDK adds an abort listener to the signal of every call and never removes it, so a stream's
+ * own signal would gather one per long poll; each call gets a signal of its own instead.
+ */
+async function withCallSignal<T>(
+  signal: AbortSignal,
+  fn: (callSignal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const call = new AbortController();
+  const forward = () => call.abort();
+  signal.addEventListener('abort', forward, { once: true });
+  try {
+    return await fn(call.signal);
+  } finally {
+    signal.removeEventListener('abort', forward);
   }
 }
