@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
-import { listExecutions, listQuery, readEvents } from './temporal-reads.js';
+import { getRunEvents } from '../client/index.js';
+import { listExecutions, listQuery } from './temporal-reads.js';
 
 interface Resume {
   at: number;
@@ -45,7 +46,7 @@ export async function* globalEvents(
         const unchanged = known && info.historyLength > 0 && info.historyLength === known.historyLength;
         if (unchanged && Date.now() - known.readAt < REREAD_MS) continue;
         // A run that cannot be read now (its worker is away) is read again on the next poll.
-        const events = await readEvents(client, runId, known?.cursor ?? 0).catch(() => undefined);
+        const events = await getRunEvents(client, runId, known?.cursor ?? 0, false).catch(() => undefined);
         if (!events) continue;
         // A subscriber that is not resuming wants what happens from now on, not each run's past.
         if (known || !first || resume) yield* events.filter((e) => known !== undefined || fresh(e));
@@ -57,7 +58,7 @@ export async function* globalEvents(
       } else if (!finished.has(runId) && (known || (info.closeTime?.getTime() ?? 0) >= since)) {
         finished.add(runId);
         cursors.delete(runId);
-        const events = await readEvents(client, runId, known?.cursor ?? 0).catch(() => []);
+        const events = await getRunEvents(client, runId, known?.cursor ?? 0, true).catch(() => []);
         yield* events.filter((e) => known !== undefined || fresh(e));
       }
     }

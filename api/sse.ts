@@ -5,7 +5,8 @@ import type { ApiOptions } from './context.js';
 import { HttpError } from './errors.js';
 import { historyChanges } from './history-watch.js';
 import { globalEvents } from './global-events.js';
-import { describeRun, readEvents } from './temporal-reads.js';
+import { getRunEvents } from '../client/index.js';
+import { describeRun } from './temporal-reads.js';
 
 /** Opens the stream; its `signal` aborts when the subscriber goes away. */
 async function open(req: Request, res: Response): Promise<{ session: Session; signal: AbortSignal }> {
@@ -37,7 +38,7 @@ export function runEventStream(options: ApiOptions): RequestHandler {
     const description = await describeRun(options.client, runId);
     let cursor = Number(resumeFrom || 0);
     if (description.status.name !== 'RUNNING') {
-      const rest = await readEvents(options.client, runId, cursor);
+      const rest = await getRunEvents(options.client, runId, cursor, true);
       // 204 tells an EventSource to stop reconnecting to a finished run.
       if (rest.length === 0) return void res.status(204).end();
     }
@@ -50,7 +51,7 @@ export function runEventStream(options: ApiOptions): RequestHandler {
     };
     try {
       for await (const { closed } of historyChanges(options.client, options.namespace, runId, signal)) {
-        push(await readEvents(options.client, runId, cursor));
+        push(await getRunEvents(options.client, runId, cursor, closed));
         if (closed) break;
       }
       if (!signal.aborted) {

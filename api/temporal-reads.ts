@@ -4,12 +4,11 @@ import {
   RunStatus,
   isRunId,
   type ApprovalView,
-  type RunEvent,
   type RunState,
   type RunSummary,
 } from '../protocol/index.js';
-import { getRunState } from '../client/index.js';
-import { approvalQuery, eventsQuery } from '../workflows/definitions.js';
+import { getFinalState, getRunState } from '../client/index.js';
+import { approvalQuery } from '../workflows/definitions.js';
 import { searchAttributeKeys } from '../workflows/search-attributes.js';
 import { HttpError } from './errors.js';
 
@@ -104,7 +103,13 @@ export function readApproval(
   runId: string,
   trackingId: string,
 ): Promise<ApprovalView | null> {
-  return onRun(runId, () => runHandle(client, runId).query(approvalQuery, trackingId));
+  return onRun(runId, async () => {
+    const handle = runHandle(client, runId);
+    const { status } = await handle.describe();
+    const final = status.name !== 'RUNNING' ? await getFinalState(client, runId) : undefined;
+    if (final) return final.approvals.find((approval) => approval.trackingId === trackingId) ?? null;
+    return handle.query(approvalQuery, trackingId);
+  });
 }
 
 /**
@@ -118,10 +123,6 @@ export async function readPendingFromMemo(
 ): Promise<ApprovalView | null> {
   const info = await describeRun(client, runId);
   return pendingOf(info).find((view) => view.trackingId === trackingId) ?? null;
-}
-
-export function readEvents(client: Client, runId: string, after: number): Promise<RunEvent[]> {
-  return runHandle(client, runId).query(eventsQuery, after);
 }
 
 export async function describeRun(client: Client, runId: string) {

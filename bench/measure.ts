@@ -52,6 +52,21 @@ async function phase<T>(system: SystemInstance, message: Record<string, unknown>
   }
 }
 
+/**
+ * What the system keeps once it has settled: a run can show as waiting while the work around its
+ * pause (its notification, the server's compaction) is still being written.
+ */
+async function settledBytes(system: SystemInstance): Promise<number> {
+  let last = system.persistedBytes();
+  for (let i = 0; i < 50; i++) {
+    await sleep(200);
+    const now = system.persistedBytes();
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
+}
+
 function rssOf(system: SystemInstance): Record<string, number> {
   return Object.fromEntries(system.processes().map((p) => [p.label, rssBytes(p.pid)]));
 }
@@ -62,13 +77,13 @@ function cpuOf(system: SystemInstance): Record<string, number> {
 
 /** N runs paused at once, weighed, optionally evicted, then all approved. */
 async function batch(system: SystemInstance, args: BenchArgs, size: number, evict: boolean): Promise<Batch> {
-  const bytesBefore = system.persistedBytes();
+  const bytesBefore = await settledBytes(system);
   const { pausedMs } = await phase<{ pausedMs: number }>(system, {
     phase: 'pause',
     count: size,
     inFlight: args.inFlight,
   });
-  const bytesPerPausedRun = (system.persistedBytes() - bytesBefore) / size;
+  const bytesPerPausedRun = ((await settledBytes(system)) - bytesBefore) / size;
   const rssPaused = rssOf(system);
   let rssEvicted: Record<string, number> | undefined;
   if (evict) {

@@ -1,10 +1,46 @@
-import type { Client } from '@temporalio/client';
-import type { RunState } from '../protocol/index.js';
-import { stateQuery } from '../workflows/definitions.js';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
+import type { RunEvent, RunOutput, RunState } from '../protocol/index.js';
+import { eventsQuery, stateQuery } from '../workflows/definitions.js';
 
-/** The run's whole state (transcript, approvals, events), running or closed. */
-export function getRunState(client: Client, runId: string): Promise<RunState> {
-  return client.workflow.getHandle(runId).query(stateQuery);
+/**
+ * The run's whole state (transcript, approvals, events), running or closed. A run that completed
+ * carries its final state in its result, so reading it needs no worker and no replay.
+ */
+export async function getRunState(client: Client, runId: string): Promise<RunState> {
+  const handle = client.workflow.getHandle(runId);
+  const { status } = await handle.describe();
+  const final = status.name === 'COMPLETED' ? await getFinalState(client, runId) : undefined;
+  return final ?? handle.query(stateQuery);
+}
+
+/**
+ * The run's events after `after`. `closed` says whether the caller already knows the run has ended
+ * (from the list or a history watch); without it the run is described first.
+ */
+export async function getRunEvents(
+  client: Client,
+  runId: string,
+  after: number,
+  closed?: boolean,
+): Promise<RunEvent[]> {
+  const handle = client.workflow.getHandle(runId);
+  const ended = closed ?? (await handle.describe()).status.name !== 'RUNNING';
+  const final = ended ? await getFinalState(client, runId) : undefined;
+  return final ? final.events.filter((event) => event.id > after) : handle.query(eventsQuery, after);
+}
+
+/**
+ * The state a closed run returned; undefined when it did not complete (a failed workflow task,
+ * termination) or completed before results carried their state, so only a query can tell. Call it
+ * once the run has closed: it waits for the result.
+ */
+export async function getFinalState(client: Client, runId: string): Promise<RunState | undefined> {
+  try {
+    return ((await client.workflow.getHandle(runId).result()) as RunOutput).state;
+  } catch (err) {
+    if (err instanceof WorkflowFailedError) return undefined;
+    throw err;
+  }
 }
 
 /** Cancels a run: its pending approvals settle as cancelled and it ends with status `cancelled`. */

@@ -11,7 +11,7 @@ import {
 import { decodeAs, type HistoryEvent, type temporal } from './proto.js';
 import { Run, Txn, b64, unb64 } from './run.js';
 import type { SearchAttributeRegistry } from './search-attributes.js';
-import type { ActivityState, RunState } from './state.js';
+import { parseRunState, serializeRunState, type ActivityState } from './state.js';
 import type { SqliteStore } from './store/sqlite.js';
 import { TaskQueues } from './task-queues.js';
 import { Deadlines } from './timers.js';
@@ -51,7 +51,7 @@ export class Engine {
   /** Rebuilds memory from the database and resumes every open run's tasks and deadlines. */
   load(): void {
     for (const { rowId, state } of this.store.loadRuns()) {
-      const run = new Run(JSON.parse(state) as RunState, rowId);
+      const run = new Run(parseRunState(state), rowId);
       this.runs.set(run.key, run);
       this.current.set(currentKey(run.s.namespace, run.s.workflowId), run);
     }
@@ -76,6 +76,8 @@ export class Engine {
    * once per flush, whatever number of changes it went through.
    */
   private readonly pending = new Map<Run, { firstEventId: number; blobs: Uint8Array[] }>();
+  /** Runs that came to rest in a flush, to have their history compacted once the loop is free. */
+  private readonly toCompact = new Set<Run>();
   /** Answers waiting for the scheduled flush; undefined when none is scheduled. */
   private commitWaiters: ((err?: Error) => void)[] | undefined;
 
@@ -96,7 +98,7 @@ export class Engine {
     try {
       this.store.transaction(() => {
         for (const [run, { firstEventId, blobs }] of pending) {
-          const json = JSON.stringify(run.s);
+          const json = serializeRunState(run.s);
           if (run.rowId === undefined) run.rowId = this.store.createRun(json);
           else this.store.saveRun(run.rowId, json);
           if (blobs.length > 0) {
@@ -111,6 +113,25 @@ export class Engine {
       console.error('devserver: commit failed', err);
     }
     for (const w of waiters) w(error);
+    if (error) return;
+    for (const [run] of pending) if (atRest(run)) this.toCompact.add(run);
+    if (this.toCompact.size > 0) setImmediate(() => this.compact());
+  }
+
+  /**
+   * Compacts what came to rest, after the answers that waited for the commit have gone out. It
+   * changes how history is stored, never what it says, so a crash part way loses nothing.
+   */
+  private compact(): void {
+    for (const run of this.toCompact) {
+      this.toCompact.delete(run);
+      if (this.stopped || run.rowId === undefined || this.pending.has(run) || !atRest(run)) continue;
+      try {
+        this.store.compactHistory(run.rowId);
+      } catch (err) {
+        console.error('devserver: compacting a history failed', err);
+      }
+    }
   }
 
   exec<T>(fn: (tx: Txn) => T): T {
@@ -295,6 +316,20 @@ export class Engine {
     run.attachedQueries.clear();
     run.heldQueries = [];
     for (const q of pending) q.route();
+    const task = run.queryTask;
+    if (task && task.taken && !task.done)
+      setTimeout(() => this.resendQuery(run, task), QUERY_RESEND_MS).unref();
+  }
+
+  /**
+   * The SDK worker can drop a query-only task that raced a workflow task of the same run (seen
+   * when that task closed the run), which left the caller waiting out the query timeout. One still
+   * unanswered a while after such a task ended goes out again; an answer to either copy settles it.
+   */
+  private resendQuery(run: Run, task: PendingQuery): void {
+    if (this.stopped || task.done || run.queryTask !== task) return;
+    run.queryTask = undefined;
+    for (const q of [task, ...run.queuedQueries.splice(0)]) q.route();
   }
 
   // ---- after a change: matching, deadlines, history watchers ---------------------------
@@ -381,8 +416,16 @@ export class Engine {
   }
 }
 
+/** How long a query-only task may stay unanswered after a workflow task of its run ended. */
+const QUERY_RESEND_MS = 2_000;
+
 const currentKey = (namespace: string, workflowId: string) => `${namespace}\u0000${workflowId}`;
 
 export function decodeFailure(s: string): temporal.api.failure.v1.IFailure {
   return decodeAs('temporal.api.failure.v1.Failure', unb64(s));
+}
+
+/** Closed, or waiting only for a signal or a timer: no task will read its history soon. */
+function atRest(run: Run): boolean {
+  return !run.running || (!run.s.wt && Object.keys(run.s.activities).length === 0);
 }

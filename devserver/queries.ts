@@ -19,6 +19,8 @@ const QUERY_TIMEOUT_MS = 60_000;
 export class PendingQuery {
   readonly id = newId();
   done = false;
+  /** Handed to a worker as a query-only task. */
+  taken = false;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -88,6 +90,7 @@ export class PendingQuery {
 /** A query-only task: the full history plus the query, answered by RespondQueryTaskCompleted. */
 export function takeQuery(engine: Engine, q: PendingQuery): PollResponse | null {
   if (q.done) return null;
+  q.taken = true;
   const { run } = q;
   const now = Date.now();
   const events = engine.eventsFrom(run, 1);

@@ -104,3 +104,35 @@ export interface RunState {
 }
 
 export type PayloadMap = Record<string, Payload>;
+
+/** The base64 fields of RunState and its parts. */
+const BINARY_KEYS = new Set([
+  'scheduled',
+  'heartbeatDetails',
+  'lastFailure',
+  'event',
+  'memo',
+  'searchAttributes',
+]);
+/** Marks a binary field saved as latin1 text; base64 never starts with it, so older saves still load. */
+const LATIN1 = '\u0000';
+
+/**
+ * The run's state as saved: binary fields as latin1 text rather than base64, a third smaller and
+ * far more compressible (a memo is mostly JSON text inside a little protobuf framing).
+ */
+export function serializeRunState(state: RunState): string {
+  return JSON.stringify(state, (key, value: unknown) =>
+    typeof value === 'string' && BINARY_KEYS.has(key)
+      ? LATIN1 + Buffer.from(value, 'base64').toString('latin1')
+      : value,
+  );
+}
+
+export function parseRunState(saved: string): RunState {
+  return JSON.parse(saved, (key, value: unknown) =>
+    typeof value === 'string' && BINARY_KEYS.has(key) && value.startsWith(LATIN1)
+      ? Buffer.from(value.slice(1), 'latin1').toString('base64')
+      : value,
+  ) as RunState;
+}

@@ -40,14 +40,6 @@ export const RunInput = z.strictObject({
 });
 export type RunInput = z.infer<typeof RunInput>;
 
-/** The workflow's result. */
-export const RunOutput = z.strictObject({
-  status: z.enum(['completed', 'cancelled', 'failed']),
-  output: z.string().optional(),
-  reason: z.string().optional(),
-});
-export type RunOutput = z.infer<typeof RunOutput>;
-
 /** Everything about one run, as the `state` query answers it. */
 export const RunState = z.strictObject({
   runId: z.string(),
@@ -64,6 +56,16 @@ export const RunState = z.strictObject({
   startedAt: z.string(),
 });
 export type RunState = z.infer<typeof RunState>;
+
+/** The workflow's result. */
+export const RunOutput = z.strictObject({
+  status: z.enum(['completed', 'cancelled', 'failed']),
+  output: z.string().optional(),
+  reason: z.string().optional(),
+  /** The final state, so a finished run is read from its result with no worker and no replay. */
+  state: RunState.optional(),
+});
+export type RunOutput = z.infer<typeof RunOutput>;
 
 /** One line of a run list, built from the workflow's memo and search attributes without a query. */
 export const RunSummary = z.strictObject({

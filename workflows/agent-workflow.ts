@@ -66,28 +66,26 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
   };
 
   setHandler(decisionSignal, (signal) => book.decide(signal));
-  setHandler(
-    stateQuery,
-    (): RunState => ({
-      runId,
-      agent: agent.name,
-      input: input.input,
-      ...(input.requester !== undefined ? { requester: input.requester } : {}),
-      status,
-      turns,
-      transcript,
-      pending: book.pending(),
-      approvals: book.all(),
-      events: log.events,
-      ...(output !== undefined ? { output } : {}),
-      startedAt,
-    }),
-  );
+  const snapshot = (): RunState => ({
+    runId,
+    agent: agent.name,
+    input: input.input,
+    ...(input.requester !== undefined ? { requester: input.requester } : {}),
+    status,
+    turns,
+    transcript,
+    pending: book.pending(),
+    approvals: book.all(),
+    events: log.events,
+    ...(output !== undefined ? { output } : {}),
+    startedAt,
+  });
+  setHandler(stateQuery, snapshot);
   setHandler(approvalQuery, (trackingId) => book.get(trackingId));
   setHandler(decisionOutcomeQuery, (requestId) => book.outcome(requestId));
   setHandler(eventsQuery, (afterId) => log.after(afterId));
 
-  const finish = (result: RunOutput): RunOutput => {
+  const finish = (result: Omit<RunOutput, 'state'>): RunOutput => {
     status = result.status;
     output = result.output;
     log.add({
@@ -96,7 +94,7 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
       data: { status: result.status },
     });
     publish();
-    return result;
+    return { ...result, state: snapshot() };
   };
 
   log.add({ type: 'run.started', data: { agent: agent.name, requester: input.requester ?? null } });

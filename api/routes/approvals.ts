@@ -10,6 +10,7 @@ import {
 import { approverOf } from '../auth.js';
 import type { ApiOptions } from '../context.js';
 import { decide, readOutcome, refusal, unknownApproval } from '../decide.js';
+import { getRunEvents } from '../../client/index.js';
 import { HttpError, parse } from '../errors.js';
 import {
   ApprovalListQuery,
@@ -20,14 +21,7 @@ import {
   type DecisionApplied,
   type DecisionSubmitted,
 } from '../schemas.js';
-import {
-  listExecutions,
-  listQuery,
-  pendingOf,
-  readApproval,
-  readEvents,
-  readState,
-} from '../temporal-reads.js';
+import { listExecutions, listQuery, pendingOf, readApproval, readState } from '../temporal-reads.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
@@ -95,7 +89,7 @@ export function approvalsRouter(options: ApiOptions): Router {
     if (!parsed) throw unknownApproval(trackingId);
     const approval = await readApproval(client, parsed.runId, trackingId);
     if (!approval) throw unknownApproval(trackingId);
-    const events = await readEvents(client, parsed.runId, 0);
+    const events = await getRunEvents(client, parsed.runId, 0);
     const decisions = events.filter((e) => e.trackingId === trackingId && e.type !== 'approval.requested');
     res.json({ ...approval, decisions } satisfies ApprovalDetail);
   });

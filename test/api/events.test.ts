@@ -60,6 +60,44 @@ test("a run's stream: live events with ids, Last-Event-ID resume, 204 once finis
   done.close();
 });
 
+test('a finished run is read from its result: state, approval and events with no worker up', async () => {
+  const runId = await stack.startRun(
+    'bank',
+    'events: read when closed',
+    tokens.victor,
+    transfer,
+    say('Sent.'),
+  );
+  const [pending] = await stack.waitForPending(runId);
+  assert.equal((await approve(pending!.trackingId)).status, 200);
+  assert.equal((await stack.result(runId)).status, 'completed');
+  await stack.stopWorker();
+  try {
+    const run = await stack.http('GET', `/api/runs/${runId}`, { token: tokens.alice });
+    assert.equal(run.status, 200);
+    assert.equal(run.body.status, 'completed');
+    assert.equal(run.body.output, 'Sent.');
+    assert.equal(run.body.transcript.at(-1).content, 'Sent.');
+
+    const approval = await stack.http('GET', `/api/approvals/${pending!.trackingId}`, {
+      token: tokens.alice,
+    });
+    assert.equal(approval.status, 200);
+    assert.equal(approval.body.status, 'approved');
+    assert.ok(approval.body.decisions.some((e: RunEvent) => e.type === 'approval.decided'));
+
+    const stream = await openSse(`${stack.url}/api/runs/${runId}/events`, tokens.alice);
+    assert.equal(stream.status, 200);
+    const events = await stream.until((m) => m.event === 'run.finished');
+    assert.equal(events[0]!.event, 'run.started');
+    assert.ok(events.some((m) => m.event === 'tool.ran'));
+    assert.equal((await stream.next())?.event, 'end');
+    stream.close();
+  } finally {
+    await stack.startWorker();
+  }
+});
+
 test('run streams refuse unknown runs and bad resume ids', async () => {
   const missing = await stack.http('GET', '/api/runs/run-nope/events', { token: tokens.alice });
   assert.equal(missing.status, 404);

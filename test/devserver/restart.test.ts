@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +47,14 @@ describe(
 
         server.kill('SIGKILL');
         await server.exited;
+        // The run waiting on a signal was at rest: its history was compacted into one compressed row.
+        const db = new Database(dbPath, { readonly: true });
+        const codecs = db
+          .prepare<[], { codec: number }>('SELECT codec FROM history_batches ORDER BY run, first_event_id')
+          .all()
+          .map((row) => row.codec);
+        db.close();
+        assert.ok(codecs.includes(1), `codecs ${codecs.join(',')}`);
         await new Promise((r) => setTimeout(r, 2000));
         server = await spawnDevServerProcess({ dbPath, port });
         await waiting.signal(finishSignal, 'after-restart');

@@ -1,7 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { setup, uid, type Harness } from './harness.js';
+import { finishSignal } from './workflows.js';
 
 let h: Harness;
 let taskQueue: string;
@@ -99,5 +101,44 @@ describe('devserver workflow tasks', { timeout: 60_000 }, () => {
     }
     client.close();
     assert.ok((await h.connection.workflowService.getSystemInfo({})).serverVersion);
+  });
+  it('hands a query-only task out again when it stays unanswered after a workflow task of its run ended', async () => {
+    const queue = uid('query-race');
+    const { namespace, connection } = h;
+    const service = connection.workflowService;
+    const handle = h.track(
+      await h.client.workflow.start('waitForFinish', { taskQueue: queue, workflowId: uid('query-race') }),
+    );
+    const poll = () =>
+      service.pollWorkflowTaskQueue({ namespace, taskQueue: { name: queue }, identity: 'raw' });
+    const complete = async () => {
+      const task = await poll();
+      assert.ok(!task.query, 'a workflow task, not a query');
+      await service.respondWorkflowTaskCompleted({
+        namespace,
+        taskToken: task.taskToken,
+        identity: 'raw',
+        commands: [],
+      });
+    };
+    await complete();
+
+    const answer = handle.query<string>('anything');
+    const held = await poll();
+    assert.equal(held.query?.queryType, 'anything');
+    // The worker sits on the query while a signal's workflow task goes out and completes.
+    await handle.signal(finishSignal, 'go');
+    await complete();
+
+    const again = await poll();
+    assert.equal(again.query?.queryType, 'anything', 'the query is handed out again');
+    await service.respondQueryTaskCompleted({
+      namespace,
+      taskToken: again.taskToken,
+      completedType: 1,
+      queryResult: { payloads: [defaultPayloadConverter.toPayload('answered')] },
+    });
+    assert.equal(await answer, 'answered');
+    await handle.terminate('test over');
   });
 });

@@ -80,8 +80,7 @@ describe('approval gate', () => {
     });
     assert.equal(second.status, 'edited');
 
-    const output = await h.result(runId);
-    assert.deepEqual(output, { status: 'completed', output: 'done' });
+    assert.deepEqual(await h.outcome(runId), { status: 'completed', output: 'done' });
 
     const runs = executionsOf(runId);
     assert.deepEqual(runs.map((e) => e.context.toolCallId).sort(), ['c2', 'c3', 'c4', 'c5']);

@@ -122,7 +122,7 @@ describe('worker crashes', () => {
 
     const approved = await h.decide(second.trackingId, { type: 'approve' });
     assert.equal(approved.status, 'approved');
-    assert.deepEqual(await h.result(runId), { status: 'completed', output: 'posted' });
+    assert.deepEqual(await h.outcome(runId), { status: 'completed', output: 'posted' });
 
     // The retried attempt carried the same idempotency key, so the effect happened once.
     assert.deepEqual(

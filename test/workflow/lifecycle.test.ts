@@ -31,7 +31,7 @@ describe('run lifecycle', () => {
     await h.waitForPending(runId, 2);
     await h.client.workflow.getHandle(runId).cancel();
 
-    assert.deepEqual(await h.result(runId), { status: 'cancelled', reason: 'the run was cancelled' });
+    assert.deepEqual(await h.outcome(runId), { status: 'cancelled', reason: 'the run was cancelled' });
     const state = await h.state(runId);
     assert.equal(state.status, 'cancelled');
     assert.deepEqual(
@@ -64,7 +64,7 @@ describe('run lifecycle', () => {
       say('balance is 5000'),
     );
     const runId = await h.start(bankAgent, input);
-    assert.deepEqual(await h.result(runId), { status: 'completed', output: 'balance is 5000' });
+    assert.deepEqual(await h.outcome(runId), { status: 'completed', output: 'balance is 5000' });
     assert.equal(conversation.requests.length, 7);
     // The model's API key lives in the activity's closure, never in the history.
     // History JSON carries payloads in base64: decode them all and search the lot.
@@ -95,7 +95,7 @@ describe('run lifecycle', () => {
     const input = uniqueInput('endless');
     const conversation = h.fake.script(input, calls(call('lookup_balance', { account: 'A' })));
     const runId = await h.start(impatientAgent, input);
-    assert.deepEqual(await h.result(runId), { status: 'failed', reason: 'the turn limit of 2 was reached' });
+    assert.deepEqual(await h.outcome(runId), { status: 'failed', reason: 'the turn limit of 2 was reached' });
     assert.equal(conversation.requests.length, 2);
     assert.equal(executionsOf(runId).length, 2);
     await h.saveHistory('turn-limit', runId);

@@ -111,7 +111,7 @@ describe('plans, questions and result review', () => {
       { approver: { id: 'rita', roles: ['admin'] } },
     );
     assert.equal(answer.status, 'responded');
-    assert.deepEqual(await h.result(runId), { status: 'completed', output: 'eu it is' });
+    assert.deepEqual(await h.outcome(runId), { status: 'completed', output: 'eu it is' });
     assert.equal(conversation.toolMessages().get('a1'), 'eu');
     await h.saveHistory('ask-human', runId);
   });

@@ -21,7 +21,7 @@ describe('approval deadlines', () => {
       say('not paid'),
     );
     const runId = await h.start(bankAgent, input);
-    assert.deepEqual(await h.result(runId), { status: 'completed', output: 'not paid' });
+    assert.deepEqual(await h.outcome(runId), { status: 'completed', output: 'not paid' });
 
     assert.equal(executionsOf(runId).length, 0);
     assert.match(conversation.toolMessages().get('p1')!, /before its deadline/);
