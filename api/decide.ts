@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { sendDecision, UnknownApprovalError } from '../client/index.js';
+import { getDecisionOutcome, sendDecision, UnknownApprovalError } from '../client/index.js';
 import type { AgentDefinition } from '../define/index.js';
 import {
   parseTrackingId,
@@ -9,11 +9,10 @@ import {
   type DecisionOutcome,
   type RefusalCode,
 } from '../protocol/index.js';
-import { decisionOutcomeQuery } from '../workflows/definitions.js';
 import { publicApprover } from './auth.js';
 import { checkDecision } from './edit-validation.js';
 import { HttpError } from './errors.js';
-import { onRun, readApproval, readPendingFromMemo, runHandle } from './temporal-reads.js';
+import { onRun, readApproval, readPendingFromMemo } from './temporal-reads.js';
 
 export const REFUSAL_STATUS: Record<RefusalCode, number> = {
   unknown_approval: 404,
@@ -51,7 +50,7 @@ export async function readOutcome(
 ): Promise<DecisionOutcome | null> {
   const parsed = parseTrackingId(trackingId);
   if (!parsed) throw unknownApproval(trackingId);
-  return onRun(parsed.runId, () => runHandle(client, parsed.runId).query(decisionOutcomeQuery, requestId));
+  return onRun(parsed.runId, () => getDecisionOutcome(client, parsed.runId, requestId));
 }
 
 /**
@@ -87,7 +86,9 @@ export async function decide(
       throw err;
     });
   if (!approval) throw unknownApproval(request.trackingId);
-  if (approval.status !== 'pending') {
+  // A retry may be the request that settled it, its answer lost on the way back (the API restarted,
+  // the outcome read failed): sent again, the workflow answers with that first outcome, or refuses.
+  if (approval.status !== 'pending' && !request.idempotent) {
     throw new HttpError(409, `approval ${request.trackingId} is already ${approval.status}`, {
       code: 'already_settled',
       extra: { status: approval.status },

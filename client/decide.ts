@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { DecisionSignal, parseTrackingId, type DecisionOutcome } from '../protocol/index.js';
 import { approvalQuery, decisionOutcomeQuery, decisionSignal } from '../workflows/definitions.js';
+import { getDecisionOutcome, getFinalState } from './runs.js';
 
 /** No run (or no approval in it) answers to this tracking id. */
 export class UnknownApprovalError extends Error {
@@ -54,15 +55,17 @@ async function queryOutcome(handle: WorkflowHandle, requestId: string): Promise<
   }
 }
 
-/** A closed run takes no signals: answer from its final state, or report the id unknown. */
+/** A closed run takes no signals: answer from its result (or a query), or report the id unknown. */
 async function settledOutcome(client: Client, signal: DecisionSignal): Promise<DecisionOutcome> {
   const runId = parseTrackingId(signal.trackingId)!.runId;
-  const handle = client.workflow.getHandle(runId);
   let approval = null;
   try {
-    const known = await handle.query(decisionOutcomeQuery, signal.requestId);
+    const known = await getDecisionOutcome(client, runId, signal.requestId);
     if (known) return known;
-    approval = await handle.query(approvalQuery, signal.trackingId);
+    const final = await getFinalState(client, runId);
+    approval = final
+      ? (final.approvals.find((view) => view.trackingId === signal.trackingId) ?? null)
+      : await client.workflow.getHandle(runId).query(approvalQuery, signal.trackingId);
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new UnknownApprovalError(signal.trackingId);
     throw err;

@@ -1,4 +1,4 @@
 export { startRun, type StartRunOptions } from './start-run.js';
 export { sendDecision, UnknownApprovalError } from './decide.js';
 export { registerSearchAttributes } from './register-search-attributes.js';
-export { getFinalState, getRunEvents, getRunState, cancelRun } from './runs.js';
+export { getDecisionOutcome, getFinalState, getRunEvents, getRunState, cancelRun } from './runs.js';

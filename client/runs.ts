@@ -1,6 +1,6 @@
 import { WorkflowFailedError, type Client } from '@temporalio/client';
-import type { RunEvent, RunOutput, RunState } from '../protocol/index.js';
-import { eventsQuery, stateQuery } from '../workflows/definitions.js';
+import type { DecisionOutcome, RunEvent, RunOutput, RunState } from '../protocol/index.js';
+import { decisionOutcomeQuery, eventsQuery, stateQuery } from '../workflows/definitions.js';
 
 /**
  * The run's whole state (transcript, approvals, events), running or closed. A run that completed
@@ -35,12 +35,33 @@ export async function getRunEvents(
  * once the run has closed: it waits for the result.
  */
 export async function getFinalState(client: Client, runId: string): Promise<RunState | undefined> {
+  return (await getFinalOutput(client, runId))?.state;
+}
+
+/** A closed run's result, or undefined when it did not complete (see `getFinalState`). */
+async function getFinalOutput(client: Client, runId: string): Promise<RunOutput | undefined> {
   try {
-    return ((await client.workflow.getHandle(runId).result()) as RunOutput).state;
+    return (await client.workflow.getHandle(runId).result()) as RunOutput;
   } catch (err) {
     if (err instanceof WorkflowFailedError) return undefined;
     throw err;
   }
+}
+
+/**
+ * What the run did with the decision carrying `requestId`, or null if it has not taken one. A
+ * completed run answers from its result, with no worker; a running one through a query.
+ */
+export async function getDecisionOutcome(
+  client: Client,
+  runId: string,
+  requestId: string,
+): Promise<DecisionOutcome | null> {
+  const handle = client.workflow.getHandle(runId);
+  const { status } = await handle.describe();
+  const decisions = status.name === 'COMPLETED' ? (await getFinalOutput(client, runId))?.decisions : undefined;
+  if (decisions) return decisions.find((outcome) => outcome.requestId === requestId) ?? null;
+  return handle.query(decisionOutcomeQuery, requestId);
 }
 
 /** Cancels a run: its pending approvals settle as cancelled and it ends with status `cancelled`. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentSpec, Name } from './agent.js';
 import { ApprovalView } from './approval.js';
+import { DecisionOutcome } from './decision.js';
 import { RunEvent } from './events.js';
 import { RunStatus } from './status.js';
 
@@ -64,6 +65,8 @@ export const RunOutput = z.strictObject({
   reason: z.string().optional(),
   /** The final state, so a finished run is read from its result with no worker and no replay. */
   state: RunState.optional(),
+  /** What the run did with every decision signal, so a retried request is answered from the result. */
+  decisions: z.array(DecisionOutcome).optional(),
 });
 export type RunOutput = z.infer<typeof RunOutput>;
 

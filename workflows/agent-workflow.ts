@@ -85,7 +85,7 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
   setHandler(decisionOutcomeQuery, (requestId) => book.outcome(requestId));
   setHandler(eventsQuery, (afterId) => log.after(afterId));
 
-  const finish = (result: Omit<RunOutput, 'state'>): RunOutput => {
+  const finish = (result: Omit<RunOutput, 'state' | 'decisions'>): RunOutput => {
     status = result.status;
     output = result.output;
     log.add({
@@ -94,7 +94,7 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
       data: { status: result.status },
     });
     publish();
-    return { ...result, state: snapshot() };
+    return { ...result, state: snapshot(), decisions: book.outcomesTaken() };
   };
 
   log.add({ type: 'run.started', data: { agent: agent.name, requester: input.requester ?? null } });

@@ -80,6 +80,10 @@ export class ApprovalBook {
     return this.outcomes.get(requestId) ?? null;
   }
 
+  outcomesTaken(): DecisionOutcome[] {
+    return [...this.outcomes.values()];
+  }
+
   /** Opens an approval. Tracking ids come from a workflow counter, so replays and retries never mint two. */
   open(request: ApprovalRequest): ApprovalRecord {
     const trackingId = trackingIdFor(this.run.runId, ++this.seq);

@@ -26,7 +26,7 @@ import { listExecutions, listQuery, pendingOf, readApproval, readState } from '.
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /** Keys are scoped to the approver, so two people can never collide on one. */
-function requestIdFor(approverId: string, key: string | undefined): string {
+export function requestIdFor(approverId: string, key: string | undefined): string {
   if (key === undefined) return `req-${randomUUID()}`;
   if (!IDEMPOTENCY_KEY.test(key))
     throw new HttpError(400, 'Idempotency-Key must be 1 to 200 printable characters', {

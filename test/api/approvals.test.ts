@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { call, calls, say } from '../support/fake-model.js';
-import { toolRuns, tokens } from '../support/api-agents.js';
+import { decide as decideWithApi, refusal } from '../../api/decide.js';
+import { requestIdFor } from '../../api/routes/approvals.js';
+import { apiTestAgents, testApprovers, toolRuns, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;
@@ -26,6 +28,24 @@ async function waitingTransfer(input: string) {
   );
   const [pending] = await stack.waitForPending(runId);
   return { runId, trackingId: pending!.trackingId };
+}
+
+/** The API's decision path called directly, so its wait for the outcome can be zero. */
+async function decideDirect(trackingId: string, key: string) {
+  const alice = testApprovers.find((a) => a.id === 'alice')!;
+  const outcome = await decideWithApi(
+    { client: stack.client, agents: apiTestAgents, waitMs: 0 },
+    {
+      trackingId,
+      decision: { type: 'approve' },
+      approver: alice,
+      channel: 'api',
+      requestId: requestIdFor(alice.id, key),
+      idempotent: true,
+    },
+  );
+  if (outcome && !outcome.accepted) throw refusal(outcome);
+  return outcome;
 }
 
 const decide = (trackingId: string, body: unknown, token = tokens.alice, headers?: Record<string, string>) =>
@@ -191,6 +211,61 @@ test('Idempotency-Key: a retried request gets the first answer and decides once'
     'idempotency-key': 'k'.repeat(201),
   });
   assert.equal(bad.status, 400);
+});
+
+test('Idempotency-Key: a retry whose first answer was lost gets that answer, not 409, with no worker up', async () => {
+  const { runId, trackingId } = await waitingTransfer('approvals: idempotent after the end');
+  const headers = { 'idempotency-key': 'answer-lost-1' };
+  const first = await decide(trackingId, { type: 'approve' }, tokens.alice, headers);
+  assert.equal(first.status, 200);
+  assert.equal((await stack.result(runId)).status, 'completed');
+  await stack.stopWorker();
+  try {
+    // The run has ended and no worker can answer a query: the outcome comes from the run's result.
+    const retry = await decide(trackingId, { type: 'approve' }, tokens.alice, headers);
+    assert.equal(retry.status, 200);
+    assert.deepEqual(retry.body.outcome, first.body.outcome);
+    const other = await decide(trackingId, { type: 'approve' }, tokens.alice, {
+      'idempotency-key': 'answer-lost-2',
+    });
+    assert.equal(other.status, 409);
+    assert.equal(other.body.error.code, 'already_settled');
+  } finally {
+    await stack.startWorker();
+  }
+  assert.equal(toolRuns.filter((r) => r.runId === runId).length, 1);
+});
+
+test('Idempotency-Key: a retry on a settled approval of a running run is answered by the workflow', async () => {
+  const runId = await stack.startRun(
+    'bank',
+    'approvals: idempotent while running',
+    tokens.victor,
+    calls(call('transfer', proposal), call('transfer', { ...proposal, amount: 2500 })),
+    say('Done.'),
+  );
+  const [one, two] = await stack.waitForPending(runId, 2);
+  const headers = { 'idempotency-key': 'retry-running-1' };
+  const first = await decide(one!.trackingId, { type: 'approve' }, tokens.alice, headers);
+  assert.equal(first.status, 200);
+  // The retry's first read of its outcome fails (a zero wait stands in for a worker killed
+  // mid-query); the memo then shows the approval settled. The workflow, not a 409, answers it.
+  const retry = await decideDirect(one!.trackingId, 'retry-running-1');
+  assert.ok(retry === null || retry.accepted, `retry answered ${JSON.stringify(retry)}`);
+  const polled = await stack.http(
+    'GET',
+    `/api/approvals/${one!.trackingId}/decisions/${first.body.outcome.requestId}`,
+    { token: tokens.alice },
+  );
+  assert.deepEqual(polled.body.outcome, first.body.outcome);
+  const fresh = await decide(one!.trackingId, { type: 'approve' }, tokens.alice, {
+    'idempotency-key': 'retry-running-2',
+  });
+  assert.equal(fresh.status, 409);
+  assert.equal(fresh.body.error.code, 'already_settled');
+  assert.equal((await decide(two!.trackingId, { type: 'reject', message: 'no' })).status, 200);
+  await stack.result(runId);
+  assert.equal(toolRuns.filter((r) => r.runId === runId).length, 1);
 });
 
 test('reject with a reason: the tool never runs and the model is told why', async () => {
