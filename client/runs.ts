@@ -59,7 +59,8 @@ export async function getDecisionOutcome(
 ): Promise<DecisionOutcome | null> {
   const handle = client.workflow.getHandle(runId);
   const { status } = await handle.describe();
-  const decisions = status.name === 'COMPLETED' ? (await getFinalOutput(client, runId))?.decisions : undefined;
+  const decisions =
+    status.name === 'COMPLETED' ? (await getFinalOutput(client, runId))?.decisions : undefined;
   if (decisions) return decisions.find((outcome) => outcome.requestId === requestId) ?? null;
   return handle.query(decisionOutcomeQuery, requestId);
 }
