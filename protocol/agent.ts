@@ -35,4 +35,3 @@ export const AgentSpec = z.strictObject({
 export type AgentSpec = z.output<typeof AgentSpec>;
 export type AgentSpecInput = z.input<typeof AgentSpec>;
 
-export const ASK_HUMAN_TOOL = 'ask_human';

@@ -9,3 +9,4 @@ export * from './run.js';
 export * from './tracking-id.js';
 export * from './search-attributes.js';
 export * from './approver.js';
+export * from './names.js';

@@ -1,23 +1,25 @@
-import {
+import { DECISION_SIGNAL_SCHEMA } from '../protocol/generated/workflow-schemas.js';
+import { trackingIdFor } from '../protocol/tracking-id.js';
+import type {
   DecisionSignal,
-  trackingIdFor,
-  type ApprovalKind,
-  type ApprovalOutcome,
-  type ApprovalStatus,
-  type ApprovalView,
-  type DecisionOutcome,
-  type DecisionType,
-  type JsonObject,
-  type JsonValue,
-  type PlanStep,
-  type JsonSchema,
-  type TimeoutAction,
-  type ToolSpec,
+  ApprovalKind,
+  ApprovalOutcome,
+  ApprovalStatus,
+  ApprovalView,
+  DecisionOutcome,
+  DecisionType,
+  JsonObject,
+  JsonValue,
+  PlanStep,
+  JsonSchema,
+  TimeoutAction,
+  ToolSpec,
 } from '../protocol/index.js';
 import { diffJson } from './arg-diff.js';
 import type { ApprovalRecord } from './approval-record.js';
 import { checkDecision, type Accepted } from './check-decision.js';
 import type { RunLog } from './run-log.js';
+import { validateAgainstSchema } from './validate-args.js';
 
 /** What a part of the workflow asks a human to decide. */
 export interface ApprovalRequest {
@@ -137,12 +139,12 @@ export class ApprovalBook {
 
   /** The decision signal's handler: check, then apply or record the refusal. Never throws. */
   decide(raw: unknown): void {
-    const parsed = DecisionSignal.safeParse(raw);
-    if (!parsed.success) {
-      this.refuseMalformed(raw, parsed.error.issues.map((issue) => issue.message).join('; '));
+    const problems = validateAgainstSchema(DECISION_SIGNAL_SCHEMA, raw);
+    if (problems.length > 0) {
+      this.refuseMalformed(raw, problems.map((p) => `${p.path || '/'}: ${p.message}`).join('; '));
       return;
     }
-    const signal = parsed.data;
+    const signal = raw as DecisionSignal;
     // A retried request changes nothing and keeps its first answer.
     if (this.outcomes.has(signal.requestId)) return;
     const record = this.records.get(signal.trackingId);

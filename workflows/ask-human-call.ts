@@ -1,4 +1,5 @@
-import { ASK_HUMAN_TOOL, type JsonObject } from '../protocol/index.js';
+import { ASK_HUMAN_TOOL } from '../protocol/names.js';
+import type { JsonObject } from '../protocol/index.js';
 import { awaitHumanDecision } from './approval-gate.js';
 import { answerSchema } from './ask-human.js';
 import { DEFAULT_POLICY } from './evaluate-policy.js';

@@ -1,4 +1,5 @@
-import { ASK_HUMAN_TOOL, type JsonObject, type JsonSchema, type ToolSpec } from '../protocol/index.js';
+import { ASK_HUMAN_TOOL } from '../protocol/names.js';
+import type { JsonObject, JsonSchema, ToolSpec } from '../protocol/index.js';
 
 /** The built-in tool through which the model asks a person a question; the answer is its result. */
 export const ASK_HUMAN_SPEC: ToolSpec = {

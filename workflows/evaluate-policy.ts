@@ -1,15 +1,16 @@
-import {
+import { DEFAULT_POLICY } from '../protocol/generated/workflow-schemas.js';
+import type {
   ApprovalPolicy,
-  type Condition,
-  type JsonObject,
-  type JsonValue,
-  type PolicyRule,
-  type ToolSpec,
-  type Verdict,
+  Condition,
+  JsonObject,
+  JsonValue,
+  PolicyRule,
+  ToolSpec,
+  Verdict,
 } from '../protocol/index.js';
 
-/** The policy of a tool with none: a human decides, with every default. Safe by default. */
-export const DEFAULT_POLICY: ApprovalPolicy = ApprovalPolicy.parse({});
+/** A tool with no policy gets the default one: a human decides. Safe by default. */
+export { DEFAULT_POLICY };
 
 export function policyOf(tool: ToolSpec): ApprovalPolicy {
   return tool.approval ?? DEFAULT_POLICY;

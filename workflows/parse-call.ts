@@ -1,10 +1,5 @@
-import {
-  ASK_HUMAN_TOOL,
-  type JsonObject,
-  type ToolCall,
-  type ToolSpec,
-  type Verdict,
-} from '../protocol/index.js';
+import { ASK_HUMAN_TOOL } from '../protocol/names.js';
+import type { JsonObject, ToolCall, ToolSpec, Verdict } from '../protocol/index.js';
 import { evaluatePolicy } from './evaluate-policy.js';
 import type { RunContext } from './run-context.js';
 import { invalidArgsMessage, unknownToolMessage } from './tool-messages.js';

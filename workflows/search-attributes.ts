@@ -1,5 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { SEARCH_ATTRIBUTES } from '../protocol/index.js';
+import { SEARCH_ATTRIBUTES } from '../protocol/search-attributes.js';
 
 /** Typed keys for Countersign's search attributes, shared by the workflow and the clients that start runs. */
 export const searchAttributeKeys = {

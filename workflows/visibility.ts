@@ -1,5 +1,6 @@
 import { upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
-import { PENDING_MEMO_KEY, type ApprovalView, type RunStatus } from '../protocol/index.js';
+import { PENDING_MEMO_KEY } from '../protocol/search-attributes.js';
+import type { ApprovalView, RunStatus } from '../protocol/index.js';
 import { searchAttributeKeys } from './search-attributes.js';
 
 /**
