@@ -60,7 +60,7 @@ function portOpen(port: number): Promise<boolean> {
  * process doing the work) and waits until it is ready.
  */
 export function startChild(spec: ChildSpec): Promise<Child> {
-  const proc = spawn(process.execPath, [...(process.env.CHILD_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', spec.file, ...(spec.args ?? [])], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', spec.file, ...(spec.args ?? [])], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...spec.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
