@@ -18,6 +18,7 @@ import { Deadlines } from './timers.js';
 import { msDuration } from './time.js';
 import { nextDeadline, processDue } from './due.js';
 import type { PendingQuery } from './queries.js';
+import { abandonUpdates } from './updates.js';
 
 export type WorkflowTaskRef =
   | { kind: 'wt'; run: Run; scheduledEventId: number; sticky: boolean }
@@ -127,7 +128,7 @@ export class Engine {
       this.toCompact.delete(run);
       if (this.stopped || run.rowId === undefined || this.pending.has(run) || !atRest(run)) continue;
       try {
-        this.store.compactHistory(run.rowId);
+        this.store.compactRun(run.rowId, serializeRunState(run.s));
       } catch (err) {
         console.error('devserver: compacting a history failed', err);
       }
@@ -307,6 +308,7 @@ export class Engine {
     run.s.timers = {};
     run.s.buffered = [];
     tx.after(() => this.rerouteQueries(run));
+    tx.after(() => abandonUpdates(run));
     return id;
   }
 

@@ -3,6 +3,7 @@ import { decodeAs, encodeAs, Status, type HistoryEvent, type Payload, type tempo
 import { makeEvent, type EventName } from './history.js';
 import type { RunState } from './state.js';
 import type { PendingQuery } from './queries.js';
+import type { UpdateEntry } from './updates.js';
 
 export const b64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
 export const unb64 = (s: string): Buffer => Buffer.from(s, 'base64');
@@ -21,6 +22,8 @@ export class Run {
   /** Queries waiting for `queryTask` to be answered. */
   queuedQueries: PendingQuery[] = [];
   readonly historyWaiters = new Set<() => void>();
+  /** Its updates by id; undefined for a run loaded from disk until they are read from its history. */
+  updates: Map<string, UpdateEntry> | undefined;
   /** The sticky queue of the worker that has this run cached; not persisted (after a restart, tasks use the normal queue). */
   sticky: { queue: string; scheduleToStartMs: number } | undefined;
   /**
@@ -38,6 +41,7 @@ export class Run {
     rowId?: number,
   ) {
     this.rowId = rowId;
+    if (rowId === undefined) this.updates = new Map();
   }
 
   get key(): string {

@@ -17,6 +17,13 @@ import {
   type temporal,
 } from './proto.js';
 import { takeQuery } from './queries.js';
+import {
+  applyWorkerMessage,
+  hasUndelivered,
+  readWorkerMessages,
+  updateMessages,
+  type WorkerMessage,
+} from './updates.js';
 import { newId, unb64, type Run, type Txn } from './run.js';
 import { mergeAttributes } from './search-attributes.js';
 import { durationMs, msTimestamp } from './time.js';
@@ -35,6 +42,7 @@ const Cause = {
   SCHEDULE_ACTIVITY_DUPLICATE_ID: 22,
   BAD_SEARCH_ATTRIBUTES: 23,
   FEATURE_DISABLED: 35,
+  BAD_UPDATE_MESSAGE: 30,
 } as const;
 
 const TERMINAL = new Set([
@@ -53,6 +61,7 @@ const SUPPORTED = new Set([
   C.COMMAND_TYPE_RECORD_MARKER,
   C.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
   C.COMMAND_TYPE_MODIFY_WORKFLOW_PROPERTIES,
+  C.COMMAND_TYPE_PROTOCOL_MESSAGE,
 ]);
 
 /** Retries of a failing task back off from the third attempt, so a broken workflow does not spin. */
@@ -83,6 +92,7 @@ function takeWorkflowTask(engine: Engine, ref: WorkflowTaskRef, identity: string
   const events = engine.eventsFrom(run, ref.sticky ? run.s.lastCompletedWtStartedId + 1 : 1);
   const queries: Record<string, object> = {};
   for (const q of run.attachedQueries.values()) if (!q.done) queries[q.id] = q.query;
+  const messages = updateMessages(run, wt.startedEventId!);
   return {
     taskToken: encodeToken({ k: 'w', r: run.s.runId, s: wt.scheduledEventId, a: wt.attempt }),
     workflowExecution: { workflowId: run.s.workflowId, runId: run.s.runId },
@@ -95,6 +105,7 @@ function takeWorkflowTask(engine: Engine, ref: WorkflowTaskRef, identity: string
     scheduledTime: msTimestamp(wt.scheduledTime),
     startedTime: msTimestamp(wt.startedTime!),
     queries,
+    ...(messages.length > 0 ? { messages } : {}),
   };
 }
 
@@ -201,13 +212,12 @@ function bufferedTimerFired(run: Run, timerId: string): number {
 }
 
 /** Checks every command before any is applied, so a bad task changes nothing but its own failure. */
-function findProblem(engine: Engine, run: Run, req: CompleteRequest): Problem | null {
-  if ((req.messages ?? []).length > 0) {
-    return {
-      cause: Cause.FEATURE_DISABLED,
-      message: 'devserver does not support workflow updates (protocol messages)',
-    };
-  }
+function findProblem(
+  engine: Engine,
+  run: Run,
+  req: CompleteRequest,
+  messages: Map<string, WorkerMessage>,
+): Problem | null {
   const activityIds = new Set(Object.values(run.s.activities).map((a) => a.activityId));
   const timers = new Set(Object.keys(run.s.timers));
   for (const cmd of req.commands ?? []) {
@@ -215,8 +225,16 @@ function findProblem(engine: Engine, run: Run, req: CompleteRequest): Problem | 
     if (!SUPPORTED.has(type)) {
       return {
         cause: Cause.FEATURE_DISABLED,
-        message: `devserver does not support command ${CommandTypeName[type] ?? type} (child workflows, external signals and cancels, Nexus and updates are not implemented)`,
+        message: `devserver does not support command ${CommandTypeName[type] ?? type} (child workflows, external signals and cancels, and Nexus are not implemented)`,
       };
+    }
+    if (type === C.COMMAND_TYPE_PROTOCOL_MESSAGE) {
+      const id = cmd.protocolMessageCommandAttributes?.messageId ?? '';
+      if (!messages.has(id))
+        return {
+          cause: Cause.BAD_UPDATE_MESSAGE,
+          message: `ProtocolMessage: no message ${id} in this completion`,
+        };
     }
     if (type === C.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK) {
       const attrs = cmd.scheduleActivityTaskCommandAttributes ?? {};
@@ -391,7 +409,15 @@ export function respondWorkflowTaskCompleted(engine: Engine, req: CompleteReques
   for (const [id, result] of Object.entries(req.queryResults ?? {})) {
     engine.queries.get(id)?.answer(result.resultType ?? 0, result.answer, result.errorMessage);
   }
-  const problem = findProblem(engine, run, req);
+  let messages: Map<string, WorkerMessage>;
+  let problem: Problem | null;
+  try {
+    messages = new Map(readWorkerMessages(engine, run, req.messages ?? []).map((m) => [m.id, m]));
+    problem = findProblem(engine, run, req, messages);
+  } catch (err) {
+    messages = new Map();
+    problem = { cause: Cause.BAD_UPDATE_MESSAGE, message: (err as Error).message };
+  }
   if (problem) {
     engine.exec((tx) =>
       endTask(
@@ -432,10 +458,20 @@ export function respondWorkflowTaskCompleted(engine: Engine, req: CompleteReques
     let needTask = req.forceCreateNewWorkflowTask === true;
     const eager: number[] = [];
     for (const cmd of commands) {
-      if (applyCommand(engine, tx, run, cmd, completedId, eager)) needTask = true;
+      if (cmd.commandType === C.COMMAND_TYPE_PROTOCOL_MESSAGE) {
+        // Update messages take their place in history where the workflow ordered them.
+        const id = cmd.protocolMessageCommandAttributes!.messageId!;
+        applyWorkerMessage(tx, run, messages.get(id)!, completedId);
+        messages.delete(id);
+      } else if (applyCommand(engine, tx, run, cmd, completedId, eager)) {
+        needTask = true;
+      }
       if (!run.running) break;
     }
-    if (run.running && (engine.flushBuffered(tx, run) || needTask)) engine.scheduleWorkflowTask(tx, run);
+    if (run.running)
+      for (const message of messages.values()) applyWorkerMessage(tx, run, message, completedId);
+    if (run.running && (engine.flushBuffered(tx, run) || needTask || hasUndelivered(run)))
+      engine.scheduleWorkflowTask(tx, run);
     tx.after(() => engine.rerouteQueries(run));
     // Eagerly dispatched activities start now and go back in this response, not through matching.
     const activityTasks = [];

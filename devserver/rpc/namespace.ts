@@ -20,8 +20,8 @@ export function describeNamespace(name: string): object {
       // Only what the devserver implements; see the protocol notes on workerHeartbeats etc.
       capabilities: {
         eagerWorkflowStart: false,
-        syncUpdate: false,
-        asyncUpdate: false,
+        syncUpdate: true,
+        asyncUpdate: true,
         workerHeartbeats: false,
         workerPollCompleteOnShutdown: false,
       },

@@ -19,6 +19,7 @@ import {
   terminateWorkflow,
 } from '../lifecycle.js';
 import { queryWorkflow } from '../queries.js';
+import { pollUpdate, updateWorkflow } from '../updates.js';
 import { decodeToken } from '../tokens.js';
 import { countWorkflows, describeWorkflow, listWorkflows } from '../visibility.js';
 import {
@@ -73,6 +74,8 @@ export function workflowServiceHandlers(engine: Engine): Record<string, UnaryHan
     RequestCancelWorkflowExecution: (req) => requestCancelWorkflow(engine, req),
     TerminateWorkflowExecution: (req) => terminateWorkflow(engine, req),
     QueryWorkflow: (req) => queryWorkflow(engine, req),
+    UpdateWorkflowExecution: (req, call) => updateWorkflow(engine, req, onCancel(call)),
+    PollWorkflowExecutionUpdate: (req, call) => pollUpdate(engine, req, onCancel(call)),
     RespondQueryTaskCompleted: (req) => {
       const t = decodeToken(req.taskToken, 'q');
       const q = t.k === 'q' ? engine.queries.get(t.q) : undefined;

@@ -7,6 +7,7 @@ import {
   continueAsNew,
   defineQuery,
   defineSignal,
+  defineUpdate,
   executeChild,
   isCancellation,
   patched,
@@ -195,4 +196,39 @@ export async function activityOnSignal(): Promise<void> {
   setHandler(finishSignal, () => void (go = true));
   await condition(() => go);
   await stamp(workflowInfo().workflowId);
+}
+
+export const addUpdate = defineUpdate<number, [number]>('add');
+export const addSlowlyUpdate = defineUpdate<number, [number]>('addSlowly');
+export const totalQuery = defineQuery<number>('total');
+
+/**
+ * Updates: `add` answers in the task that delivers it (its validator refuses amounts below 1);
+ * `addSlowly` runs an activity before it answers. Ends on the finish signal.
+ */
+export async function counter(): Promise<number> {
+  const { greet } = proxyActivities<AnyActivities>({ startToCloseTimeout: '10s' });
+  let total = 0;
+  let finished = false;
+  setHandler(
+    addUpdate,
+    (n) => {
+      total += n;
+      return total;
+    },
+    {
+      validator: (n) => {
+        if (n < 1) throw new Error(`${n} is below 1`);
+      },
+    },
+  );
+  setHandler(addSlowlyUpdate, async (n) => {
+    await greet('slowly');
+    total += n;
+    return total;
+  });
+  setHandler(totalQuery, () => total);
+  setHandler(finishSignal, () => void (finished = true));
+  await condition(() => finished);
+  return total;
 }
