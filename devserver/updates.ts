@@ -165,7 +165,8 @@ export function updateMessages(run: Run, startedEventId: number): OutgoingMessag
     messages.push({
       id: entry.messageId,
       protocolInstanceId: entry.id,
-      // The update is seen after every event before the task started.
+      // As Temporal's server does: after every event before the task started, so messages come
+      // after the task's events.
       eventId: startedEventId - 1,
       body: { type_url: typeUrl(REQUEST), value: encodeAs(REQUEST, entry.request) },
     });
