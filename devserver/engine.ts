@@ -128,7 +128,7 @@ export class Engine {
       this.toCompact.delete(run);
       if (this.stopped || run.rowId === undefined || this.pending.has(run) || !atRest(run)) continue;
       try {
-        this.store.compactRun(run.rowId, serializeRunState(run.s));
+        this.store.compactHistory(run.rowId);
       } catch (err) {
         console.error('devserver: compacting a history failed', err);
       }

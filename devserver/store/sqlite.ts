@@ -36,7 +36,8 @@ const compress = (data: Buffer | string): Buffer =>
     },
   });
 
-/** A state row is plain JSON while its run works and compressed JSON once it rests. */
+/** A state row written by this store is compressed JSON; older databases hold plain JSON text. */
+const packState = (state: string): Buffer => compress(state);
 const unpackState = (stored: string | Buffer): string =>
   typeof stored === 'string' ? stored : brotliDecompressSync(stored).toString('utf8');
 
@@ -47,8 +48,8 @@ export interface HistoryBatch {
 
 export class SqliteStore {
   private readonly db: Database.Database;
-  private readonly insertRun: Database.Statement<[string], { id: number }>;
-  private readonly updateRun: Database.Statement<[string | Buffer, number]>;
+  private readonly insertRun: Database.Statement<[Buffer], { id: number }>;
+  private readonly updateRun: Database.Statement<[Buffer, number]>;
   private readonly insertBatch: Database.Statement<[number, number, Uint8Array, number]>;
   private readonly selectBatches: Database.Statement<[number], { events: Buffer; codec: number }>;
   private readonly deleteBatches: Database.Statement<[number]>;
@@ -123,11 +124,11 @@ export class SqliteStore {
   }
 
   createRun(state: string): number {
-    return this.insertRun.get(state)!.id;
+    return this.insertRun.get(packState(state))!.id;
   }
 
   saveRun(rowId: number, state: string): void {
-    this.updateRun.run(state, rowId);
+    this.updateRun.run(packState(state), rowId);
   }
 
   appendHistory(rowId: number, firstEventId: number, blob: Uint8Array): void {
@@ -140,18 +141,6 @@ export class SqliteStore {
         .all(rowId)
         .map((row) => (row.codec === COMPRESSED ? brotliDecompressSync(row.events) : row.events)),
     );
-  }
-
-  /**
-   * A run at rest: its state is written compressed and its history rewritten as one compressed row,
-   * in one transaction. Compression waits for rest because a working run rewrites its state at every
-   * step, and compressing each of those writes cost more CPU than anything else the store does.
-   */
-  compactRun(rowId: number, state: string): void {
-    this.transaction(() => {
-      this.updateRun.run(compress(state), rowId);
-      this.compactHistory(rowId);
-    });
   }
 
   /** Rewrites the run's history as one compressed row (in one transaction), unless it already is one. */
