@@ -92,6 +92,11 @@ export class TaskQueue<R, T> {
   get backlog(): number {
     return this.refs.length;
   }
+
+  /** Polls waiting for a task right now. */
+  get waiting(): number {
+    return this.pollers.filter((p) => !p.done).length;
+  }
 }
 
 /** Idle polls are held this long, well under the SDK's 70 s poll deadline, then answered empty. */

@@ -45,6 +45,9 @@ const Cause = {
   BAD_UPDATE_MESSAGE: 30,
 } as const;
 
+/** TaskQueueKind STICKY: a worker's own queue for the runs it has cached. */
+const STICKY_KIND = 2;
+
 const TERMINAL = new Set([
   C.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION,
   C.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION,
@@ -114,10 +117,21 @@ export function pollWorkflowTaskQueue(
   req: temporal.api.workflowservice.v1.IPollWorkflowTaskQueueRequest,
   onCancel: (cb: () => void) => void,
 ): Promise<PollResponse> {
+  const namespace = req.namespace || 'default';
+  const queue = req.taskQueue?.name ?? '';
+  const sticky = req.taskQueue?.kind === STICKY_KIND;
   return engine.workflowQueues.longPoll(
     req,
     (ref, identity) => takeWorkflowTask(engine, ref, identity),
-    onCancel,
+    (cb) =>
+      onCancel(() => {
+        cb();
+        // A worker cancels its polls only when it goes away (a killed process drops its
+        // connection); its cached runs' tasks go to the normal queue at once rather than waiting
+        // out the sticky schedule-to-start timeout.
+        if (sticky && engine.workflowQueues.get(namespace, queue).waiting === 0)
+          engine.dropStickyQueue(namespace, queue);
+      }),
   );
 }
 
