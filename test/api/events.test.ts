@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { RunEvent } from '../../protocol/index.js';
 import { call, calls, say } from '../support/fake-model.js';
-import { tokens } from '../support/api-agents.js';
+import { holdDeploys, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { openSse } from './sse-reader.js';
 
@@ -20,6 +20,32 @@ const approve = (trackingId: string) =>
     token: tokens.alice,
     body: { type: 'approve' },
   });
+
+test('a busy run still streams: the decision shows while the approved tool is running', async () => {
+  const release = holdDeploys();
+  try {
+    const runId = await stack.startRun(
+      'ops',
+      'events: busy run',
+      tokens.victor,
+      calls(call('deploy', { service: 'api', version: '7' })),
+      say('Deployed.'),
+    );
+    const stream = await openSse(`${stack.url}/api/runs/${runId}/events`, tokens.alice);
+    const requested = await stream.until((m) => m.event === 'approval.requested');
+    assert.equal((await approve((requested.at(-1)!.data as RunEvent).trackingId!)).status, 200);
+    // The deploy is held, so the run stays busy with its activity; the stream waits for the next
+    // task only briefly before it reads the log, and the decision arrives now.
+    const decided = await stream.until((m) => m.event === 'approval.settled');
+    assert.ok(!decided.some((m) => m.event === 'tool.ran'), 'the tool is still running');
+    release();
+    const rest = await stream.until((m) => m.event === 'run.finished');
+    assert.ok(rest.some((m) => m.event === 'tool.ran'));
+    stream.close();
+  } finally {
+    release();
+  }
+});
 
 test("a run's stream: live events with ids, Last-Event-ID resume, 204 once finished", async () => {
   const runId = await stack.startRun('bank', 'events: run stream', tokens.victor, transfer, say('Sent.'));

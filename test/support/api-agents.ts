@@ -28,12 +28,25 @@ const transfer = defineTool({
   },
 });
 
+let deployHold: Promise<void> | undefined;
+
+/** Makes every deploy wait until the returned function is called, to keep a run busy in a tool. */
+export function holdDeploys(): () => void {
+  let release!: () => void;
+  deployHold = new Promise((resolve) => (release = resolve));
+  return () => {
+    deployHold = undefined;
+    release();
+  };
+}
+
 const deploy = defineTool({
   name: 'deploy',
   description: 'Deploy a service.',
   parameters: z.object({ service: z.string(), version: z.string() }),
   approval: { decisions: ['approve', 'reject'], approvers: ['admin'] },
   async execute(args, context) {
+    await deployHold;
     toolRuns.push({ runId: context.runId, tool: 'deploy', args });
     return `deployed ${args.service}@${args.version}`;
   },
