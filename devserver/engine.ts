@@ -328,6 +328,12 @@ export class Engine {
    * when that task closed the run), which left the caller waiting out the query timeout. One still
    * unanswered a while after such a task ended goes out again; an answer to either copy settles it.
    */
+  /** A worker went away: the query tasks it took and never answered go out again. */
+  resendQueriesTakenBy(identity: string): void {
+    for (const q of [...this.queries.values()])
+      if (q.taken && !q.done && q.takenBy === identity) this.resendQuery(q.run, q);
+  }
+
   private resendQuery(run: Run, task: PendingQuery): void {
     if (this.stopped || task.done || run.queryTask !== task) return;
     run.queryTask = undefined;

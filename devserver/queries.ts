@@ -21,6 +21,8 @@ export class PendingQuery {
   done = false;
   /** Handed to a worker as a query-only task. */
   taken = false;
+  /** The identity of the worker that took it. */
+  takenBy: string | undefined;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -88,9 +90,10 @@ export class PendingQuery {
 }
 
 /** A query-only task: the full history plus the query, answered by RespondQueryTaskCompleted. */
-export function takeQuery(engine: Engine, q: PendingQuery): PollResponse | null {
+export function takeQuery(engine: Engine, q: PendingQuery, identity: string): PollResponse | null {
   if (q.done) return null;
   q.taken = true;
+  q.takenBy = identity;
   const { run } = q;
   const now = Date.now();
   const events = engine.eventsFrom(run, 1);

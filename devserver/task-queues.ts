@@ -110,6 +110,13 @@ interface PollRequest {
 }
 
 export class TaskQueues<R, T> {
+  private readonly waitingByIdentity = new Map<string, number>();
+
+  /** Long polls of this worker identity now waiting on any of these queues. */
+  waitingFor(identity: string): number {
+    return this.waitingByIdentity.get(identity) ?? 0;
+  }
+
   /** A worker's long poll: a task as soon as one is there, or `{}` once the hold runs out. */
   longPoll(
     req: PollRequest,
@@ -119,8 +126,14 @@ export class TaskQueues<R, T> {
     const queue = req.taskQueue?.name;
     if (!queue) throw invalid('taskQueue.name is required');
     const identity = req.identity ?? '';
+    this.waitingByIdentity.set(identity, this.waitingFor(identity) + 1);
     return this.get(req.namespace || 'default', queue)
       .poll((ref) => take(ref, identity), POLL_HOLD_MS, onCancel)
+      .finally(() => {
+        const left = this.waitingFor(identity) - 1;
+        if (left > 0) this.waitingByIdentity.set(identity, left);
+        else this.waitingByIdentity.delete(identity);
+      })
       .then((task) => task ?? {});
   }
 

@@ -75,7 +75,7 @@ function retryBackoff(attempt: number): number {
 // ---- dispatch --------------------------------------------------------------------------
 
 function takeWorkflowTask(engine: Engine, ref: WorkflowTaskRef, identity: string): PollResponse | null {
-  if (ref.kind === 'query') return takeQuery(engine, ref.query);
+  if (ref.kind === 'query') return takeQuery(engine, ref.query, identity);
   const { run } = ref;
   const wt = run.s.wt;
   if (!run.running || !wt || wt.scheduledEventId !== ref.scheduledEventId || wt.startedEventId) return null;
@@ -120,19 +120,39 @@ export function pollWorkflowTaskQueue(
   const namespace = req.namespace || 'default';
   const queue = req.taskQueue?.name ?? '';
   const sticky = req.taskQueue?.kind === STICKY_KIND;
-  return engine.workflowQueues.longPoll(
+  const identity = req.identity ?? '';
+  // grpc-js also reports a call as cancelled after it has been answered; only a poll cancelled
+  // while it still waited says anything about its worker.
+  let answered = false;
+  const polled = engine.workflowQueues.longPoll(
     req,
-    (ref, identity) => takeWorkflowTask(engine, ref, identity),
+    (ref, taker) => takeWorkflowTask(engine, ref, taker),
     (cb) =>
       onCancel(() => {
+        if (answered) return;
         cb();
-        // A worker cancels its polls only when it goes away (a killed process drops its
-        // connection); its cached runs' tasks go to the normal queue at once rather than waiting
-        // out the sticky schedule-to-start timeout.
-        if (sticky && engine.workflowQueues.get(namespace, queue).waiting === 0)
-          engine.dropStickyQueue(namespace, queue);
+        // Once the cancelled poll is counted out, see whether its worker is gone.
+        setImmediate(() => afterCancelledPoll(engine, { namespace, queue, sticky, identity }));
       }),
   );
+  const settle = () => void (answered = true);
+  polled.then(settle, settle);
+  return polled;
+}
+
+/**
+ * A worker cancels its polls only when it goes away (a killed process drops its connection).
+ * When nothing of it waits any more: its cached runs' tasks go to the normal queue at once, rather
+ * than waiting out the sticky schedule-to-start timeout, and the queries it took and never
+ * answered go out again, rather than waiting out the query timeout.
+ */
+function afterCancelledPoll(
+  engine: Engine,
+  poll: { namespace: string; queue: string; sticky: boolean; identity: string },
+): void {
+  if (poll.sticky && engine.workflowQueues.get(poll.namespace, poll.queue).waiting === 0)
+    engine.dropStickyQueue(poll.namespace, poll.queue);
+  if (engine.workflowQueues.waitingFor(poll.identity) === 0) engine.resendQueriesTakenBy(poll.identity);
 }
 
 function locateTask(engine: Engine, token: Uint8Array | null | undefined): Run {

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, it } from 'node:test';
 import { setup, uid, usingExternalServer, type Harness } from './harness.js';
-import { finishSignal } from './workflows.js';
+import { finishSignal, stateQuery } from './workflows.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 let h: Harness;
@@ -61,5 +61,44 @@ it(
     await handle.signal(finishSignal, 'after the kill');
     // With the child's sticky queue still in use, this task would wait an hour for it.
     assert.equal(await handle.result(), 'after the kill');
+  },
+);
+
+it(
+  'a query taken by a worker that goes away before answering is answered by another worker',
+  { skip: usingExternalServer && 'needs the devserver: a fake worker drives its polls', timeout: 45_000 },
+  async () => {
+    const { taskQueue, worker } = await h.worker();
+    const handle = h.track(
+      await h.client.workflow.start('waitForFinish', { taskQueue, workflowId: uid('orphaned-query') }),
+    );
+    for (;;) {
+      const { events } = await handle.fetchHistory();
+      if (events!.some((e) => e.workflowTaskCompletedEventAttributes)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    worker.shutdown();
+    while (worker.getState() !== 'STOPPED') await new Promise((r) => setTimeout(r, 50));
+
+    // A worker of our own making takes the query task and never answers it...
+    const answer = handle.query(stateQuery);
+    const service = h.connection.workflowService;
+    const fake = { namespace: h.namespace, taskQueue: { name: taskQueue, kind: 1 }, identity: uid('fake') };
+    const task = await h.connection.withDeadline(Date.now() + 10_000, () =>
+      service.pollWorkflowTaskQueue(fake),
+    );
+    assert.ok(task.query, 'the fake worker took the query task');
+    // ...then goes away: its last poll is cancelled, as a killed process's would be.
+    const gone = new AbortController();
+    const lastPoll = h.connection.withAbortSignal(gone.signal, () => service.pollWorkflowTaskQueue(fake));
+    await new Promise((r) => setTimeout(r, 100));
+    gone.abort();
+    await lastPoll.catch(() => undefined);
+
+    await h.worker({ taskQueue });
+    // Without the resend, the query would wait out the devserver's 60 s query timeout and fail.
+    assert.equal(await answer, 'waiting');
+    await handle.signal(finishSignal, 'done');
+    assert.equal(await handle.result(), 'done');
   },
 );
