@@ -6,9 +6,12 @@ import Database from 'better-sqlite3';
  * append-only batches, each an encoded `temporal.api.history.v1.History` message, so that
  * concatenating a run's batches in order is itself a valid encoded History (protobuf merges
  * repeated fields on concatenation) and reading a history is one query plus one decode.
- * A run at rest has its batches compacted into one compressed row: one compression over the whole
+ * A run at rest has its history compacted into one compressed row: one compression over the whole
  * history finds what its events repeat (the agent's spec, the transcript), which batches
- * compressed one by one would not.
+ * compressed one by one would not. Compacted rows live in a table of their own, appended in the
+ * order runs come to rest, so they fill whole pages; the short-lived batches of active runs come
+ * and go in theirs, whose pages empty out and are reused. Kept in one table, every page would end
+ * up part compacted rows, part holes where batches were.
  *
  * Durability: WAL with synchronous=NORMAL. Changes are grouped: the engine writes what one
  * turn of the event loop changed in one transaction (group commit), and no RPC is answered
@@ -23,7 +26,7 @@ export interface StoredRun {
   state: string;
 }
 
-/** How a batch row's bytes are stored. */
+/** How a batch row's bytes are stored: compressed batches are compactions by earlier devservers. */
 const RAW = 0;
 const COMPRESSED = 1;
 
@@ -53,6 +56,10 @@ export class SqliteStore {
   private readonly insertBatch: Database.Statement<[number, number, Uint8Array, number]>;
   private readonly selectBatches: Database.Statement<[number], { events: Buffer; codec: number }>;
   private readonly deleteBatches: Database.Statement<[number]>;
+  private readonly hasBatches: Database.Statement<[number], { found: number }>;
+  private readonly selectCompacted: Database.Statement<[number], { events: Buffer }>;
+  private readonly deleteCompacted: Database.Statement<[number]>;
+  private readonly insertCompacted: Database.Statement<[number, Buffer]>;
   private readonly upsertAttr: Database.Statement<[string, string, number]>;
   private readonly deleteAttr: Database.Statement<[string, string]>;
   private readonly atomic: (fn: () => unknown) => unknown;
@@ -66,6 +73,8 @@ export class SqliteStore {
       CREATE TABLE IF NOT EXISTS history_batches (
         id INTEGER PRIMARY KEY, run INTEGER NOT NULL, first_event_id INTEGER NOT NULL, events BLOB NOT NULL);
       CREATE UNIQUE INDEX IF NOT EXISTS history_batches_by_run ON history_batches (run, first_event_id);
+      CREATE TABLE IF NOT EXISTS compacted_histories (
+        id INTEGER PRIMARY KEY, run INTEGER NOT NULL UNIQUE, events BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS search_attributes (
         namespace TEXT NOT NULL, name TEXT NOT NULL, type INTEGER NOT NULL,
         PRIMARY KEY (namespace, name)) WITHOUT ROWID;
@@ -81,6 +90,10 @@ export class SqliteStore {
       'SELECT events, codec FROM history_batches WHERE run = ? ORDER BY first_event_id',
     );
     this.deleteBatches = this.db.prepare('DELETE FROM history_batches WHERE run = ?');
+    this.hasBatches = this.db.prepare('SELECT 1 AS found FROM history_batches WHERE run = ? LIMIT 1');
+    this.selectCompacted = this.db.prepare('SELECT events FROM compacted_histories WHERE run = ?');
+    this.deleteCompacted = this.db.prepare('DELETE FROM compacted_histories WHERE run = ?');
+    this.insertCompacted = this.db.prepare('INSERT INTO compacted_histories (run, events) VALUES (?, ?)');
     this.upsertAttr = this.db.prepare(
       'INSERT INTO search_attributes (namespace, name, type) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET type = excluded.type',
     );
@@ -135,22 +148,26 @@ export class SqliteStore {
     this.insertBatch.run(rowId, firstEventId, blob, RAW);
   }
 
+  /** The compacted part (if any) and the batches appended since, in order. */
   readHistory(rowId: number): Buffer {
-    return Buffer.concat(
-      this.selectBatches
-        .all(rowId)
-        .map((row) => (row.codec === COMPRESSED ? brotliDecompressSync(row.events) : row.events)),
-    );
+    const compacted = this.selectCompacted.get(rowId);
+    const batches = this.selectBatches
+      .all(rowId)
+      .map((row) => (row.codec === COMPRESSED ? brotliDecompressSync(row.events) : row.events));
+    return Buffer.concat(compacted ? [brotliDecompressSync(compacted.events), ...batches] : batches);
   }
 
-  /** Rewrites the run's history as one compressed row (in one transaction), unless it already is one. */
+  /**
+   * Rewrites the run's history as one compressed row (in one transaction), unless nothing was
+   * appended since it last was. The new row goes to the end of its table, the old one is deleted.
+   */
   compactHistory(rowId: number): void {
     this.transaction(() => {
-      const rows = this.selectBatches.all(rowId);
-      if (rows.length === 0 || (rows.length === 1 && rows[0]!.codec === COMPRESSED)) return;
+      if (!this.hasBatches.get(rowId)) return;
       const whole = this.readHistory(rowId);
       this.deleteBatches.run(rowId);
-      this.insertBatch.run(rowId, 1, compress(whole), COMPRESSED);
+      this.deleteCompacted.run(rowId);
+      this.insertCompacted.run(rowId, compress(whole));
     });
   }
 
