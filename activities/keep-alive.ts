@@ -9,12 +9,13 @@ const HEARTBEAT_MS = 2_000;
 
 /**
  * Runs `work` while heartbeating. `details` is what each heartbeat records, for an activity that
- * keeps its progress there; without it heartbeats carry nothing.
+ * keeps its progress there; without it heartbeats carry nothing. The first beat comes after one
+ * interval, not at once: the heartbeat timeout runs from the attempt's start anyway, and most
+ * calls end before it, so they cost the server no heartbeat at all.
  */
 export async function whileHeartbeating<T>(work: () => Promise<T>, details?: () => unknown): Promise<T> {
   const context = Context.current();
   const beat = () => (details ? context.heartbeat(details()) : context.heartbeat());
-  beat();
   const timer = setInterval(beat, HEARTBEAT_MS);
   try {
     return await work();

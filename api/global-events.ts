@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@temporalio/client';
 import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { getRunEvents } from '../client/index.js';
@@ -14,15 +15,33 @@ interface Resume {
 const LIST_LIMIT = 500;
 
 /**
- * A run whose listed history length has not changed is read again after this long anyway: a real
- * cluster's visibility store may report a running workflow's length as of its last upsert.
+ * A running run whose listed history length has not changed is described every this many polls: a
+ * real cluster's visibility store reports a length as of the run's last upsert, and describing
+ * reads it from the run itself. Neither needs a worker.
  */
-const REREAD_MS = 5_000;
+const RECHECK_POLLS = 5;
+
+/**
+ * A run's log is read by a query, which needs a worker; bounded, so that a run nobody can answer
+ * for (no worker up) holds back the other runs' events only this long. It is read again next poll.
+ */
+const READ_WAIT_MS = 2_000;
+
+interface Watched {
+  /** The last event id delivered; undefined until the log was first read. */
+  cursor: number | undefined;
+  /** The history length the list showed, and the one last known (the list may lag behind). */
+  listedLength: number;
+  historyLength: number;
+  /** The poll at which the run was last read or described. */
+  checkedAt: number;
+}
 
 /**
  * Every run's events as they happen, from Temporal alone: each poll lists the runs (the list
- * filter), re-reads a run's log only when its history has grown, and reads a closed run's last
- * events once. What it remembers (cursors per run) lives only as long as this subscriber.
+ * filter) and reads a run's log only once its history has grown, so quiet runs (a thousand paused
+ * approvals) cost the worker nothing, however many inboxes are open. A closed run's last events
+ * come from its result. What it remembers lives only as long as this subscriber.
  */
 export async function* globalEvents(
   options: ApiOptions,
@@ -31,38 +50,74 @@ export async function* globalEvents(
 ): AsyncGenerator<RunEvent> {
   const { client } = options;
   const since = resume?.at ?? Date.now();
-  const cursors = new Map<string, { cursor: number; historyLength: number; readAt: number }>();
+  const watched = new Map<string, Watched>();
   const finished = new Set<string>();
+  // Events from before this subscriber (or before the event it resumes after) are not its own.
   const fresh = (event: RunEvent) =>
-    !resume ||
-    (Date.parse(event.at) >= resume.at && !(event.runId === resume.runId && event.id <= resume.id));
-  let first = true;
-  while (!signal.aborted) {
+    Date.parse(event.at) >= since && !(resume && event.runId === resume.runId && event.id <= resume.id);
+  const unseen = (known: Watched | undefined) => (event: RunEvent) =>
+    known?.cursor !== undefined ? event.id > known.cursor : fresh(event);
+  for (let poll = 0; !signal.aborted; poll++) {
     const infos = await listExecutions(client, listQuery({}), LIST_LIMIT);
     for (const info of infos) {
       const runId = info.workflowId;
-      const known = cursors.get(runId);
+      const known = watched.get(runId);
       if (info.status.name === 'RUNNING') {
-        const unchanged = known && info.historyLength > 0 && info.historyLength === known.historyLength;
-        if (unchanged && Date.now() - known.readAt < REREAD_MS) continue;
-        // A run that cannot be read now (its worker is away) is read again on the next poll.
-        const events = await getRunEvents(client, runId, known?.cursor ?? 0, false).catch(() => undefined);
+        // A run already there when a fresh subscriber came has nothing to say yet.
+        if (!known && poll === 0 && !resume) {
+          const length = info.historyLength;
+          watched.set(runId, {
+            cursor: undefined,
+            listedLength: length,
+            historyLength: length,
+            checkedAt: poll,
+          });
+          continue;
+        }
+        let historyLength = info.historyLength;
+        if (known && info.historyLength === known.listedLength) {
+          if (poll - known.checkedAt < RECHECK_POLLS) continue;
+          known.checkedAt = poll;
+          const described = await describedLength(client, runId);
+          if (described === undefined || described === known.historyLength) continue;
+          historyLength = described;
+        }
+        const events = await readEvents(client, runId, known?.cursor, false);
+        // Not readable now (no worker up): read again on the next poll.
         if (!events) continue;
-        // A subscriber that is not resuming wants what happens from now on, not each run's past.
-        if (known || !first || resume) yield* events.filter((e) => known !== undefined || fresh(e));
-        cursors.set(runId, {
-          cursor: events.at(-1)?.id ?? known?.cursor ?? 0,
-          historyLength: info.historyLength,
-          readAt: Date.now(),
+        yield* events.filter(unseen(known));
+        watched.set(runId, {
+          cursor: events.at(-1)?.id ?? known?.cursor,
+          listedLength: info.historyLength,
+          historyLength,
+          checkedAt: poll,
         });
       } else if (!finished.has(runId) && (known || (info.closeTime?.getTime() ?? 0) >= since)) {
         finished.add(runId);
-        cursors.delete(runId);
-        const events = await getRunEvents(client, runId, known?.cursor ?? 0, true).catch(() => []);
-        yield* events.filter((e) => known !== undefined || fresh(e));
+        watched.delete(runId);
+        const events = (await readEvents(client, runId, known?.cursor, true)) ?? [];
+        yield* events.filter(unseen(known));
       }
     }
-    first = false;
     await sleep(options.listPollMs ?? 1_000, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+async function readEvents(
+  client: Client,
+  runId: string,
+  cursor: number | undefined,
+  closed: boolean,
+): Promise<RunEvent[] | undefined> {
+  return client
+    .withDeadline(Date.now() + READ_WAIT_MS, () => getRunEvents(client, runId, cursor ?? 0, closed))
+    .catch(() => undefined);
+}
+
+async function describedLength(client: Client, runId: string): Promise<number | undefined> {
+  try {
+    return (await client.workflow.getHandle(runId).describe()).historyLength;
+  } catch {
+    return undefined;
   }
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import type { RunEvent } from '../../protocol/index.js';
 import { call, calls, say } from '../support/fake-model.js';
@@ -157,4 +158,27 @@ test('the global stream carries every run, and resumes from a Last-Event-ID', as
   assert.ok(mine.some((m) => m.event === 'approval.decided'));
   assert.ok(!mine.some((m) => m.id === requested.id || m.event === 'run.started'));
   resumed.close();
+});
+
+test('an open inbox stream leaves a paused run out of the worker cache, and still brings its news', async () => {
+  const runId = await stack.startRun('bank', 'events: quiet run', tokens.victor, transfer, say('Sent.'));
+  const [pending] = await stack.waitForPending(runId);
+  // A restarted worker starts with an empty cache, as if every paused run had been evicted.
+  await stack.stopWorker();
+  await stack.startWorker();
+  assert.equal(stack.cachedRuns(), 0);
+  const stream = await openSse(`${stack.url}/api/events`, tokens.alice);
+  assert.equal(stream.status, 200);
+  // The stack lists every 200 ms: this is fifteen polls, three times the interval at which a quiet
+  // run is looked at again.
+  await sleep(3_000);
+  assert.equal(stack.cachedRuns(), 0, 'the stream had the worker load the paused run');
+
+  // Decided now, the run's news reaches the stream; what came before the subscriber does not.
+  assert.equal((await approve(pending!.trackingId)).status, 200);
+  const seen = await stream.until((m) => m.event === 'run.finished' && (m.data as RunEvent).runId === runId);
+  const mine = seen.filter((m) => (m.data as RunEvent).runId === runId).map((m) => m.event);
+  assert.ok(mine.includes('approval.decided'), mine.join(', '));
+  assert.ok(!mine.includes('run.started') && !mine.includes('approval.requested'), mine.join(', '));
+  stream.close();
 });

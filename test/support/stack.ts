@@ -46,6 +46,8 @@ export interface Stack {
   result(runId: string): Promise<RunOutput>;
   /** Stops the worker, so runs take no decisions until `startWorker`. */
   stopWorker(): Promise<void>;
+  /** How many runs the running worker holds in its workflow cache. */
+  cachedRuns(): number;
   startWorker(): Promise<void>;
   close(): Promise<void>;
 }
@@ -169,6 +171,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await worker.stop();
       workerRunning = false;
     },
+    cachedRuns: () => worker.worker.getStatus().numCachedWorkflows,
     async startWorker() {
       worker = await startTestWorker({ ...workerOptions, taskQueue: worker.taskQueue });
       workerRunning = true;
