@@ -22,7 +22,7 @@ import { abandonUpdates } from './updates.js';
 
 export type WorkflowTaskRef =
   | { kind: 'wt'; run: Run; scheduledEventId: number; sticky: boolean }
-  | { kind: 'query'; query: PendingQuery };
+  | { kind: 'query'; query: PendingQuery; offer: number };
 export interface ActivityTaskRef {
   run: Run;
   scheduledEventId: number;
@@ -319,6 +319,7 @@ export class Engine {
     run.heldQueries = [];
     for (const q of pending) q.route();
     const task = run.queryTask;
+    task?.leaveSticky();
     if (task && task.taken && !task.done)
       setTimeout(() => this.resendQuery(run, task), QUERY_RESEND_MS).unref();
   }
@@ -408,6 +409,7 @@ export class Engine {
       if (run.running && wt && !wt.startedEventId && run.offered.has(`w${wt.scheduledEventId}`)) {
         this.offerWorkflowTask(run, wt.scheduledEventId);
       }
+      run.queryTask?.leaveSticky();
     }
   }
 

@@ -13,8 +13,11 @@ const QUERY_TIMEOUT_MS = 60_000;
 
 /**
  * A query in flight. Queries are never persisted: they go with the next workflow task if
- * one is scheduled, wait for the running task to end, or else go to the worker as a
- * query-only task carrying the full history (this also covers closed workflows).
+ * one is scheduled, wait for the running task to end, or else go to a worker as a query-only
+ * task. That task goes to the sticky queue of the worker that has the run cached, with no
+ * history to replay, and to the normal queue with the full history when there is no such worker
+ * or it does not take the task within the sticky schedule-to-start timeout (this also covers
+ * closed workflows).
  */
 export class PendingQuery {
   readonly id = newId();
@@ -23,6 +26,10 @@ export class PendingQuery {
   taken = false;
   /** The identity of the worker that took it. */
   takenBy: string | undefined;
+  /** Counts the times it was offered; a task queue entry from an earlier offer is stale. */
+  offers = 0;
+  /** The sticky queue its current offer went to, while untaken. */
+  private stickyQueue: string | undefined;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -58,7 +65,33 @@ export class PendingQuery {
       return;
     }
     run.queryTask = this;
-    this.engine.workflowQueues.get(run.s.namespace, run.s.taskQueue).offer({ kind: 'query', query: this });
+    // A closed run is no longer in any worker's cache.
+    this.offer(run.running ? run.sticky : undefined);
+  }
+
+  /** Whether its current offer is to the sticky queue the run still has. */
+  stickyOffer(): boolean {
+    return this.stickyQueue !== undefined && this.run.sticky?.queue === this.stickyQueue;
+  }
+
+  /** Its sticky worker is gone or did not take it: it goes to the normal queue instead. */
+  leaveSticky(): void {
+    if (this.done || this.taken || this.stickyQueue === undefined) return;
+    this.offer(undefined);
+  }
+
+  private offer(sticky: Run['sticky']): void {
+    const { run, engine } = this;
+    const offer = ++this.offers;
+    this.stickyQueue = sticky?.queue;
+    engine.workflowQueues
+      .get(run.s.namespace, sticky?.queue ?? run.s.taskQueue)
+      .offer({ kind: 'query', query: this, offer });
+    if (sticky) {
+      setTimeout(() => {
+        if (this.offers === offer) this.leaveSticky();
+      }, sticky.scheduleToStartMs).unref();
+    }
   }
 
   answer(
@@ -89,14 +122,23 @@ export class PendingQuery {
   }
 }
 
-/** A query-only task: the full history plus the query, answered by RespondQueryTaskCompleted. */
-export function takeQuery(engine: Engine, q: PendingQuery, identity: string): PollResponse | null {
-  if (q.done) return null;
+/**
+ * A query-only task, answered by RespondQueryTaskCompleted: on a sticky queue, the events since the
+ * worker's last task (it has the run cached); on the normal queue, the full history to replay.
+ */
+export function takeQuery(
+  engine: Engine,
+  q: PendingQuery,
+  offer: number,
+  identity: string,
+): PollResponse | null {
+  if (q.done || offer !== q.offers) return null;
+  const { run } = q;
+  const sticky = q.stickyOffer();
   q.taken = true;
   q.takenBy = identity;
-  const { run } = q;
   const now = Date.now();
-  const events = engine.eventsFrom(run, 1);
+  const events = engine.eventsFrom(run, sticky ? run.s.lastCompletedWtStartedId + 1 : 1);
   return {
     taskToken: encodeToken({ k: 'q', q: q.id }),
     workflowExecution: { workflowId: run.s.workflowId, runId: run.s.runId },

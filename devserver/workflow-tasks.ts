@@ -75,7 +75,7 @@ function retryBackoff(attempt: number): number {
 // ---- dispatch --------------------------------------------------------------------------
 
 function takeWorkflowTask(engine: Engine, ref: WorkflowTaskRef, identity: string): PollResponse | null {
-  if (ref.kind === 'query') return takeQuery(engine, ref.query, identity);
+  if (ref.kind === 'query') return takeQuery(engine, ref.query, ref.offer, identity);
   const { run } = ref;
   const wt = run.s.wt;
   if (!run.running || !wt || wt.scheduledEventId !== ref.scheduledEventId || wt.startedEventId) return null;
