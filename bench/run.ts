@@ -8,6 +8,7 @@ import { summarize, type Summary } from './lib/stats.js';
 import { measureSystem, type SystemResult } from './measure.js';
 import { startSystem } from './systems.js';
 import { formatTables } from './table.js';
+import { checkTargets, formatTargets } from './targets.js';
 
 const PEERS = new Set(['langgraph', 'openai-agents', 'temporal-openai-agents']);
 
@@ -33,7 +34,10 @@ const machine = {
 };
 /** Rewritten after every system, so a long run stopped midway keeps what it measured. */
 const save = () =>
-  writeFileSync(file, `${JSON.stringify({ args, machine, floor, results, failures }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ args, machine, floor, results, failures, targets: checkTargets(results) }, null, 2)}\n`,
+  );
 
 try {
   if (args.floorRuns > 0) {
@@ -67,6 +71,8 @@ try {
 }
 
 console.log(`\n${formatTables(results, floor)}`);
+const targets = formatTargets(checkTargets(results));
+if (targets) console.log(`\n${targets}`);
 for (const [name, message] of Object.entries(failures))
   console.log(`\n${name}: FAILED: ${message.split('\n')[0]}`);
 save();

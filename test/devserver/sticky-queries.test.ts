@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { defaultPayloadConverter } from '@temporalio/common';
+import proto from '@temporalio/proto';
 import { setup, uid, usingExternalServer, type Harness } from './harness.js';
 
 let h: Harness;
@@ -28,14 +30,7 @@ it(
         namespace: h.namespace,
         taskToken,
         completedType: 1,
-        queryResult: {
-          payloads: [
-            {
-              metadata: { encoding: new TextEncoder().encode('json/plain') },
-              data: new TextEncoder().encode(JSON.stringify(text)),
-            },
-          ],
-        },
+        queryResult: { payloads: [defaultPayloadConverter.toPayload(text)] },
       });
 
     const handle = h.track(
@@ -50,7 +45,7 @@ it(
       commands: [],
       stickyAttributes: {
         workerTaskQueue: { name: stickyQueue, kind: 2 },
-        scheduleToStartTimeout: { seconds: 1 },
+        scheduleToStartTimeout: proto.google.protobuf.Duration.fromObject({ seconds: 1 }),
       },
     });
 
