@@ -74,22 +74,29 @@ export class PendingQuery {
     return this.stickyQueue !== undefined && this.run.sticky?.queue === this.stickyQueue;
   }
 
-  /** Its sticky worker is gone or did not take it: it goes to the normal queue instead. */
-  leaveSticky(): void {
+  /**
+   * Offered to a sticky queue and not taken: to the normal queue instead, once the run has lost
+   * that queue (its worker went away, a task failed) or, with `timedOut`, once the worker has let
+   * the sticky schedule-to-start timeout pass.
+   */
+  leaveSticky(timedOut = false): void {
     if (this.done || this.taken || this.stickyQueue === undefined) return;
+    if (!timedOut && this.stickyOffer()) return;
     this.offer(undefined);
   }
 
   private offer(sticky: Run['sticky']): void {
     const { run, engine } = this;
     const offer = ++this.offers;
+    this.taken = false;
+    this.takenBy = undefined;
     this.stickyQueue = sticky?.queue;
     engine.workflowQueues
       .get(run.s.namespace, sticky?.queue ?? run.s.taskQueue)
       .offer({ kind: 'query', query: this, offer });
     if (sticky) {
       setTimeout(() => {
-        if (this.offers === offer) this.leaveSticky();
+        if (this.offers === offer) this.leaveSticky(true);
       }, sticky.scheduleToStartMs).unref();
     }
   }
