@@ -63,8 +63,13 @@ export async function* globalEvents(
       const runId = info.workflowId;
       const known = watched.get(runId);
       if (info.status.name === 'RUNNING') {
-        // A run already there when a fresh subscriber came has nothing to say yet.
-        if (!known && poll === 0 && !resume) {
+        // A run already there when a fresh subscriber came has nothing to say yet; nor has one, to
+        // a subscriber resuming, whose history has not moved since that subscriber left.
+        if (
+          !known &&
+          poll === 0 &&
+          (!resume || (await lastChange(client, options.namespace, runId)) < since)
+        ) {
           const length = info.historyLength;
           watched.set(runId, {
             cursor: undefined,
@@ -119,5 +124,23 @@ async function describedLength(client: Client, runId: string): Promise<number | 
     return (await client.workflow.getHandle(runId).describe()).historyLength;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * When the run's history last grew: the time of its last event, a server-only read (no worker).
+ * Unknown counts as now, so the run is read.
+ */
+async function lastChange(client: Client, namespace: string, runId: string): Promise<number> {
+  try {
+    const { history } = await client.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace,
+      execution: { workflowId: runId },
+      maximumPageSize: 1,
+    });
+    const time = history?.events?.[0]?.eventTime;
+    return time ? Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : Date.now();
+  } catch {
+    return Date.now();
   }
 }

@@ -80,3 +80,34 @@ export async function getHistory(
   const more = all.length > events.length || (wait && run.running);
   return { history: { events }, nextPageToken: more ? token({ r: run.s.runId, n: nextFrom }) : undefined };
 }
+
+/**
+ * GetWorkflowExecutionHistoryReverse: newest events first, a page at a time. A page of one is the
+ * run's last event, read from memory for a run that is active.
+ */
+export function getHistoryReverse(
+  engine: Engine,
+  req: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryReverseRequest,
+): object {
+  const namespace = req.namespace || 'default';
+  const pageToken = readToken(req.nextPageToken);
+  const run = engine.findRun(
+    namespace,
+    pageToken ? { workflowId: req.execution?.workflowId, runId: pageToken.r } : req.execution,
+  );
+  const pageSize = req.maximumPageSize && req.maximumPageSize > 0 ? req.maximumPageSize : 1000;
+  const upTo = pageToken?.n ?? run.s.nextEventId - 1;
+  const from = Math.max(1, upTo - pageSize + 1);
+  const last = engine.lastEvent(run);
+  const events =
+    pageSize === 1 && !pageToken && last
+      ? [last]
+      : engine
+          .eventsFrom(run, from)
+          .filter((e) => e.eventId <= upTo)
+          .reverse();
+  return {
+    history: { events },
+    nextPageToken: from > 1 ? token({ r: run.s.runId, n: from - 1 }) : undefined,
+  };
+}

@@ -10,7 +10,7 @@ import {
 import type { Engine } from '../engine.js';
 import { invalid, notFound } from '../errors.js';
 import type { UnaryHandler } from '../grpc-service.js';
-import { getHistory } from '../history-read.js';
+import { getHistory, getHistoryReverse } from '../history-read.js';
 import {
   requestCancelWorkflow,
   signalWithStart,
@@ -85,6 +85,7 @@ export function workflowServiceHandlers(engine: Engine): Record<string, UnaryHan
     },
     DescribeWorkflowExecution: (req) => describeWorkflow(engine, req),
     GetWorkflowExecutionHistory: (req, call) => getHistory(engine, req, onCancel(call)),
+    GetWorkflowExecutionHistoryReverse: (req) => getHistoryReverse(engine, req),
     ListWorkflowExecutions: (req) => listWorkflows(engine, req),
     ScanWorkflowExecutions: (req) => listWorkflows(engine, req),
     CountWorkflowExecutions: (req) => countWorkflows(engine, req),

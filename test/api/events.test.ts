@@ -182,3 +182,44 @@ test('an open inbox stream leaves a paused run out of the worker cache, and stil
   assert.ok(!mine.includes('run.started') && !mine.includes('approval.requested'), mine.join(', '));
   stream.close();
 });
+
+test('a subscriber resuming after a pause leaves quiet runs out of the worker cache', async () => {
+  const runId = await stack.startRun('bank', 'events: quiet resume', tokens.victor, transfer, say('Sent.'));
+  const [pending] = await stack.waitForPending(runId);
+  await stack.stopWorker();
+  await stack.startWorker();
+  assert.equal(stack.cachedRuns(), 0);
+  // Resuming from a moment after the run last changed: it has nothing new for this subscriber.
+  const stream = await openSse(`${stack.url}/api/events`, tokens.alice, `${Date.now()}~${runId}~1`);
+  assert.equal(stream.status, 200);
+  await sleep(3_000);
+  assert.equal(stack.cachedRuns(), 0, 'the resumed stream had the worker load the paused run');
+
+  assert.equal((await approve(pending!.trackingId)).status, 200);
+  const seen = await stream.until((m) => m.event === 'run.finished' && (m.data as RunEvent).runId === runId);
+  const mine = seen.filter((m) => (m.data as RunEvent).runId === runId).map((m) => m.event);
+  assert.ok(mine.includes('approval.decided'), mine.join(', '));
+  assert.ok(!mine.includes('approval.requested'), mine.join(', '));
+  stream.close();
+});
+
+test('a subscriber resuming gets what a still-waiting run did while it was away', async () => {
+  const runId = await stack.startRun(
+    'treasury',
+    'events: quorum while away',
+    tokens.victor,
+    calls(call('payout', { supplier: 'acme', amount: 900 })),
+    say('Paid.'),
+  );
+  const [pending] = await stack.waitForPending(runId);
+  const leftAt = Date.now();
+  // One of the two approvals it needs, while nobody listens: the run goes on waiting.
+  assert.equal((await approve(pending!.trackingId)).status, 200);
+  const stream = await openSse(`${stack.url}/api/events`, tokens.alice, `${leftAt}~${runId}~1`);
+  const seen = await stream.until(
+    (m) => m.event === 'approval.decided' && (m.data as RunEvent).runId === runId,
+  );
+  assert.ok(!seen.some((m) => m.event === 'approval.requested' && (m.data as RunEvent).runId === runId));
+  stream.close();
+  await stack.client.workflow.getHandle(runId).cancel();
+});

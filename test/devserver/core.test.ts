@@ -120,6 +120,40 @@ describe('devserver core', { timeout: 60_000 }, () => {
     await handle.result();
   });
 
+  it('reads history newest first, a page at a time', async () => {
+    const handle = h.track(
+      await h.client.workflow.start('waitForFinish', { taskQueue, workflowId: uid('reverse') }),
+    );
+    assert.equal(await handle.query(stateQuery), 'waiting');
+    const forward = (await handle.fetchHistory()).events!.map((e) => Number(e.eventId));
+    const svc = h.connection.workflowService;
+    const execution = { workflowId: handle.workflowId };
+    const last = await svc.getWorkflowExecutionHistoryReverse({
+      namespace: h.namespace,
+      execution,
+      maximumPageSize: 1,
+    });
+    assert.deepEqual(
+      last.history!.events!.map((e) => Number(e.eventId)),
+      [forward.at(-1)],
+    );
+    const ids: number[] = [];
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const page = await svc.getWorkflowExecutionHistoryReverse({
+        namespace: h.namespace,
+        execution,
+        maximumPageSize: 2,
+        nextPageToken,
+      });
+      ids.push(...page.history!.events!.map((e) => Number(e.eventId)));
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+    assert.deepEqual(ids, [...forward].reverse());
+    await handle.signal(finishSignal, 'done');
+    await handle.result();
+  });
+
   it('pages history and long-polls for new events', async () => {
     const handle = h.track(
       await h.client.workflow.start('waitForFinish', { taskQueue, workflowId: uid('paging') }),
