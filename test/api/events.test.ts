@@ -160,48 +160,39 @@ test('the global stream carries every run, and resumes from a Last-Event-ID', as
   resumed.close();
 });
 
-test('an open inbox stream leaves a paused run out of the worker cache, and still brings its news', async () => {
-  const runId = await stack.startRun('bank', 'events: quiet run', tokens.victor, transfer, say('Sent.'));
+/**
+ * A run paused on its approval, a worker restarted with an empty cache (as if every paused run had
+ * been evicted), and an inbox stream opened (resuming from `lastEventId` if given): the stream must
+ * leave the run out of the worker's cache, then still bring the decision taken next, and none of
+ * the events before the subscriber.
+ */
+async function quietRunStaysUncached(input: string, lastEventId?: (runId: string) => string) {
+  const runId = await stack.startRun('bank', input, tokens.victor, transfer, say('Sent.'));
   const [pending] = await stack.waitForPending(runId);
-  // A restarted worker starts with an empty cache, as if every paused run had been evicted.
   await stack.stopWorker();
   await stack.startWorker();
   assert.equal(stack.cachedRuns(), 0);
-  const stream = await openSse(`${stack.url}/api/events`, tokens.alice);
+  const stream = await openSse(`${stack.url}/api/events`, tokens.alice, lastEventId?.(runId));
   assert.equal(stream.status, 200);
   // The stack lists every 200 ms: this is fifteen polls, three times the interval at which a quiet
   // run is looked at again.
   await sleep(3_000);
   assert.equal(stack.cachedRuns(), 0, 'the stream had the worker load the paused run');
 
-  // Decided now, the run's news reaches the stream; what came before the subscriber does not.
   assert.equal((await approve(pending!.trackingId)).status, 200);
   const seen = await stream.until((m) => m.event === 'run.finished' && (m.data as RunEvent).runId === runId);
   const mine = seen.filter((m) => (m.data as RunEvent).runId === runId).map((m) => m.event);
   assert.ok(mine.includes('approval.decided'), mine.join(', '));
   assert.ok(!mine.includes('run.started') && !mine.includes('approval.requested'), mine.join(', '));
   stream.close();
-});
+}
 
-test('a subscriber resuming after a pause leaves quiet runs out of the worker cache', async () => {
-  const runId = await stack.startRun('bank', 'events: quiet resume', tokens.victor, transfer, say('Sent.'));
-  const [pending] = await stack.waitForPending(runId);
-  await stack.stopWorker();
-  await stack.startWorker();
-  assert.equal(stack.cachedRuns(), 0);
+test('an open inbox stream leaves a paused run out of the worker cache, and still brings its news', () =>
+  quietRunStaysUncached('events: quiet run'));
+
+test('a subscriber resuming after a pause leaves quiet runs out of the worker cache', () =>
   // Resuming from a moment after the run last changed: it has nothing new for this subscriber.
-  const stream = await openSse(`${stack.url}/api/events`, tokens.alice, `${Date.now()}~${runId}~1`);
-  assert.equal(stream.status, 200);
-  await sleep(3_000);
-  assert.equal(stack.cachedRuns(), 0, 'the resumed stream had the worker load the paused run');
-
-  assert.equal((await approve(pending!.trackingId)).status, 200);
-  const seen = await stream.until((m) => m.event === 'run.finished' && (m.data as RunEvent).runId === runId);
-  const mine = seen.filter((m) => (m.data as RunEvent).runId === runId).map((m) => m.event);
-  assert.ok(mine.includes('approval.decided'), mine.join(', '));
-  assert.ok(!mine.includes('approval.requested'), mine.join(', '));
-  stream.close();
-});
+  quietRunStaysUncached('events: quiet resume', (runId) => `${Date.now()}~${runId}~1`));
 
 test('a subscriber resuming gets what a still-waiting run did while it was away', async () => {
   const runId = await stack.startRun(
