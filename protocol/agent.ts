@@ -34,4 +34,3 @@ export const AgentSpec = z.strictObject({
 });
 export type AgentSpec = z.output<typeof AgentSpec>;
 export type AgentSpecInput = z.input<typeof AgentSpec>;
-
