@@ -9,8 +9,11 @@ export interface SseStream {
   status: number;
   /** The next message, or null when the stream has ended. */
   next(): Promise<SseMessage | null>;
-  /** Reads until `predicate` holds for a message, returning every message read on the way. */
-  until(predicate: (m: SseMessage) => boolean): Promise<SseMessage[]>;
+  /**
+   * Reads until `predicate` holds for a message, returning every message read on the way. Gives up
+   * (closing the stream) after `timeoutMs`, so a missing event fails the test instead of hanging it.
+   */
+  until(predicate: (m: SseMessage) => boolean, timeoutMs?: number): Promise<SseMessage[]>;
   close(): void;
 }
 
@@ -56,16 +59,29 @@ export async function openSse(url: string, token: string, lastEventId?: string):
   return {
     status: response.status,
     next,
-    async until(predicate) {
+    async until(predicate, timeoutMs = 60_000) {
       const seen: SseMessage[] = [];
-      for (;;) {
-        const message = await next();
-        if (!message)
-          throw new Error(
-            `stream ended before the awaited event; saw ${seen.map((m) => m.event).join(', ')}`,
-          );
-        seen.push(message);
-        if (predicate(message)) return seen;
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs);
+      try {
+        for (;;) {
+          const message = await next();
+          if (!message) {
+            const saw = seen.map((m) => m.event).join(', ');
+            throw new Error(
+              timedOut
+                ? `the awaited event did not come within ${timeoutMs} ms; saw ${saw}`
+                : `stream ended before the awaited event; saw ${saw}`,
+            );
+          }
+          seen.push(message);
+          if (predicate(message)) return seen;
+        }
+      } finally {
+        clearTimeout(timer);
       }
     },
     close: () => controller.abort(),
