@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { getRunEvents } from '../client/index.js';
-import { listExecutions, listQuery } from './temporal-reads.js';
+import { describeRun, listExecutions, listQuery } from './temporal-reads.js';
 
 interface Resume {
   at: number;
@@ -119,12 +119,11 @@ async function readEvents(
     .catch(() => undefined);
 }
 
-async function describedLength(client: Client, runId: string): Promise<number | undefined> {
-  try {
-    return (await client.workflow.getHandle(runId).describe()).historyLength;
-  } catch {
-    return undefined;
-  }
+function describedLength(client: Client, runId: string): Promise<number | undefined> {
+  return describeRun(client, runId).then(
+    (description) => description.historyLength,
+    () => undefined,
+  );
 }
 
 /**
