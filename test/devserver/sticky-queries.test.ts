@@ -11,7 +11,7 @@ before(async () => {
 });
 after(async () => h.teardown());
 
-const EventType = { started: 1 };
+const STARTED = proto.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED;
 
 it(
   'a query goes to the sticky queue of the worker that has the run cached, without history; to the normal queue with the full history when that worker does not take it',
@@ -54,7 +54,7 @@ it(
     assert.ok(onSticky.query, 'the query went to the sticky queue');
     const stickyEvents = onSticky.history?.events ?? [];
     assert.ok(
-      !stickyEvents.some((e) => e.eventType === EventType.started),
+      !stickyEvents.some((e) => e.eventType === STARTED),
       'the cached run is not sent its history again',
     );
     await answer(onSticky.taskToken!, 'from the cache');
@@ -64,7 +64,7 @@ it(
     const uncached = handle.query('state');
     const onNormal = await poll(taskQueue, 1);
     assert.ok(onNormal.query, 'the query went to the normal queue');
-    assert.equal(onNormal.history?.events?.[0]?.eventType, EventType.started);
+    assert.equal(onNormal.history?.events?.[0]?.eventType, STARTED);
     await answer(onNormal.taskToken!, 'replayed');
     assert.equal(await uncached, 'replayed');
   },
