@@ -4,6 +4,7 @@ import express from 'express';
 import { approverOf, requireApprover } from './auth.js';
 import type { ApiOptions } from './context.js';
 import { errorHandler, notFound } from './errors.js';
+import { RunEventFeed } from './event-feed.js';
 import { openApiDocument } from './openapi.js';
 import { agentsRouter } from './routes/agents.js';
 import { approvalsRouter } from './routes/approvals.js';
@@ -39,7 +40,7 @@ export function createApi(options: ApiOptions): express.Application {
   api.use('/runs', runsRouter(options));
   api.use('/approvals', approvalsRouter(options));
   api.use('/agents', agentsRouter(options));
-  api.get('/events', allEventsStream(options));
+  api.get('/events', allEventsStream(options, new RunEventFeed(options)));
   api.get('/me', (_req, res) => {
     const { id, name, email, roles } = approverOf(res);
     res.json({ approver: { id, name, email, roles } } satisfies Me);

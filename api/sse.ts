@@ -4,7 +4,8 @@ import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { HttpError } from './errors.js';
 import { historyChanges } from './history-watch.js';
-import { globalEvents } from './global-events.js';
+import type { RunEventFeed } from './event-feed.js';
+import { globalEvents, type Resume } from './global-events.js';
 import { getRunEvents } from '../client/index.js';
 import { describeRun } from './temporal-reads.js';
 
@@ -72,12 +73,12 @@ export function runEventStream(options: ApiOptions): RequestHandler {
  * re-read when their history grows; ids are `<epoch ms>~<runId>~<event id>` so `Last-Event-ID`
  * resumes from a point in time across runs.
  */
-export function allEventsStream(options: ApiOptions): RequestHandler {
+export function allEventsStream(options: ApiOptions, feed: RunEventFeed): RequestHandler {
   return async (req, res) => {
     const resume = parseGlobalId(lastEventId(req));
     const { session, signal } = await open(req, res);
     try {
-      for await (const event of globalEvents(options, resume, signal)) {
+      for await (const event of globalEvents(options, feed, resume, signal)) {
         session.push(event, event.type, globalId(event));
       }
     } catch (err) {
@@ -93,7 +94,7 @@ export function globalId(event: RunEvent): string {
   return `${Date.parse(event.at)}~${event.runId}~${event.id}`;
 }
 
-export function parseGlobalId(value: string): { at: number; runId: string; id: number } | undefined {
+export function parseGlobalId(value: string): Resume | undefined {
   const match = /^(\d{1,15})~([A-Za-z0-9_-]{1,120})~(\d{1,9})$/.exec(value);
   return match ? { at: Number(match[1]), runId: match[2]!, id: Number(match[3]) } : undefined;
 }

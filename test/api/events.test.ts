@@ -214,3 +214,74 @@ test('a subscriber resuming gets what a still-waiting run did while it was away'
   stream.close();
   await stack.client.workflow.getHandle(runId).cancel();
 });
+
+test('inbox subscribers share one feed: four open streams list the runs no more often than one', async () => {
+  const listsWhileOpen = async (subscribers: number) => {
+    const streams = await Promise.all(
+      Array.from({ length: subscribers }, () => openSse(`${stack.url}/api/events`, tokens.alice)),
+    );
+    const before = stack.apiCalls('ListWorkflowExecutions');
+    // Ten of the stack's 200 ms polls.
+    await sleep(2_000);
+    const lists = stack.apiCalls('ListWorkflowExecutions') - before;
+    for (const stream of streams) stream.close();
+    // Let the feed see that nobody listens any more.
+    await sleep(500);
+    return lists;
+  };
+  const one = await listsWhileOpen(1);
+  const four = await listsWhileOpen(4);
+  assert.ok(one >= 5, `one subscriber's feed listed ${one} times in 2 s`);
+  assert.ok(four < one * 2, `four subscribers listed ${four} times, one subscriber ${one} times`);
+});
+
+test('a subscriber joining an open feed gets what happens from then on, as the first one does', async () => {
+  const first = await openSse(`${stack.url}/api/events`, tokens.alice);
+  const runId = await stack.startRun(
+    'bank',
+    'events: second subscriber',
+    tokens.victor,
+    transfer,
+    say('Sent.'),
+  );
+  const requested = await first.until(
+    (m) => m.event === 'approval.requested' && (m.data as RunEvent).runId === runId,
+  );
+  const second = await openSse(`${stack.url}/api/events`, tokens.alice);
+  assert.equal((await approve((requested.at(-1)!.data as RunEvent).trackingId!)).status, 200);
+  const finished = (m: { event: string; data: unknown }) =>
+    m.event === 'run.finished' && (m.data as RunEvent).runId === runId;
+  const [toFirst, toSecond] = await Promise.all([first.until(finished), second.until(finished)]);
+  const eventsOf = (seen: typeof toFirst) =>
+    seen.filter((m) => (m.data as RunEvent).runId === runId).map((m) => `${m.id} ${m.event}`);
+  assert.deepEqual(eventsOf(toSecond), eventsOf(toFirst));
+  assert.ok(eventsOf(toSecond).some((e) => e.endsWith('approval.decided')));
+  assert.ok(!eventsOf(toSecond).some((e) => e.endsWith('approval.requested')));
+  first.close();
+  second.close();
+});
+
+test('a subscriber resuming while no worker is up gets what it missed once one is', async () => {
+  const runId = await stack.startRun(
+    'treasury',
+    'events: resume without a worker',
+    tokens.victor,
+    calls(call('payout', { supplier: 'acme', amount: 700 })),
+    say('Paid.'),
+  );
+  const [pending] = await stack.waitForPending(runId);
+  const leftAt = Date.now();
+  assert.equal((await approve(pending!.trackingId)).status, 200);
+  await stack.stopWorker();
+  const stream = await openSse(`${stack.url}/api/events`, tokens.alice, `${leftAt}~${runId}~1`);
+  // Catching up, the stream cannot read the run (a query needs a worker); it tries again.
+  await sleep(3_000);
+  await stack.startWorker();
+  const seen = await stream.until(
+    (m) => m.event === 'approval.decided' && (m.data as RunEvent).runId === runId,
+  );
+  const mine = seen.filter((m) => (m.data as RunEvent).runId === runId).map((m) => m.event);
+  assert.deepEqual(mine, ['approval.decided']);
+  stream.close();
+  await stack.client.workflow.getHandle(runId).cancel();
+});

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import { createApi } from '../../api/create-api.js';
 import { registerSearchAttributes } from '../../client/index.js';
@@ -48,6 +49,8 @@ export interface Stack {
   stopWorker(): Promise<void>;
   /** How many runs the running worker holds in its workflow cache. */
   cachedRuns(): number;
+  /** How many calls of this Temporal method (`ListWorkflowExecutions`...) the API has made. */
+  apiCalls(method: string): number;
   startWorker(): Promise<void>;
   close(): Promise<void>;
 }
@@ -74,6 +77,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   await registerSearchAttributes(connection, temporal.namespace);
   const client = new Client({ connection, namespace: temporal.namespace });
   const fake = await FakeModel.start();
+  // The API has a connection of its own, whose calls are counted by method.
+  const apiCallCounts = new Map<string, number>();
+  const countCalls: Interceptor = (call, next) => {
+    const method = call.method_definition.path.split('/').pop()!;
+    apiCallCounts.set(method, (apiCallCounts.get(method) ?? 0) + 1);
+    return new InterceptingCall(next(call));
+  };
+  const apiConnection = await Connection.connect({ address: temporal.address, interceptors: [countCalls] });
 
   // Listen first, so the API and the notifier's links know the real URL.
   const server = createServer();
@@ -99,7 +110,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   let worker = await startTestWorker(workerOptions);
   let workerRunning = true;
   const app = createApi({
-    client,
+    client: new Client({ connection: apiConnection, namespace: temporal.namespace }),
     namespace: temporal.namespace,
     taskQueue: worker.taskQueue,
     agents,
@@ -172,6 +183,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       workerRunning = false;
     },
     cachedRuns: () => worker.worker.getStatus().numCachedWorkflows,
+    apiCalls: (method) => apiCallCounts.get(method) ?? 0,
     async startWorker() {
       worker = await startTestWorker({ ...workerOptions, taskQueue: worker.taskQueue });
       workerRunning = true;
@@ -183,6 +195,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       notifier.close();
       await fake.close();
       await connection.close();
+      await apiConnection.close();
       await temporal.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },

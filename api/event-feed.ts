@@ -1,0 +1,165 @@
+import { EventEmitter, on } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@temporalio/client';
+import type { RunEvent } from '../protocol/index.js';
+import type { ApiOptions } from './context.js';
+import { getRunEvents } from '../client/index.js';
+import { describeRun, listExecutions, listQuery } from './temporal-reads.js';
+
+/** Runs looked at per poll: the newest first, as Temporal lists them. */
+const LIST_LIMIT = 500;
+
+/**
+ * A running run whose listed history length has not changed is described every this many polls: a
+ * real cluster's visibility store reports a length as of the run's last upsert, and describing
+ * reads it from the run itself. Neither needs a worker.
+ */
+const RECHECK_POLLS = 5;
+
+/**
+ * A run's log is read by a query, which needs a worker; bounded, so that a run nobody can answer
+ * for (no worker up) holds back the other runs' events only this long. It is read again next poll.
+ */
+const READ_WAIT_MS = 2_000;
+
+interface Watched {
+  /** The last event id emitted; undefined until the log was first read. */
+  cursor: number | undefined;
+  /** The history length the list showed, and the one last known (the list may lag behind). */
+  listedLength: number;
+  historyLength: number;
+  /** The poll at which the run was last read or described. */
+  checkedAt: number;
+}
+
+/**
+ * Every run's events as they happen, polled from Temporal once for all of this API's inbox
+ * subscribers: however many inboxes are open, the runs are listed once a poll. A run's log is read
+ * only once its history has grown, so quiet runs (a thousand paused approvals) cost the worker
+ * nothing. The poll runs while someone listens; what it remembers is dropped when the last
+ * subscriber leaves.
+ */
+export class RunEventFeed {
+  private readonly emitter = new EventEmitter();
+  private polling = false;
+
+  constructor(private readonly options: ApiOptions) {
+    // One listener per open inbox: there is no leak to warn about.
+    this.emitter.setMaxListeners(0);
+  }
+
+  /**
+   * The events the feed finds from this call on, until `signal` aborts. Subscribed at once, so a
+   * caller that first catches up on the past misses nothing meanwhile. A failed poll ends every
+   * subscriber's iteration with its error; the next subscriber starts afresh.
+   */
+  live(signal: AbortSignal): AsyncIterable<RunEvent> {
+    const events = on(this.emitter, 'event', { signal });
+    if (!this.polling) {
+      this.polling = true;
+      void this.poll();
+    }
+    return (async function* () {
+      try {
+        for await (const [event] of events) yield event as RunEvent;
+      } catch (err) {
+        if (!signal.aborted) throw err;
+      }
+    })();
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      await this.follow();
+    } catch (err) {
+      this.polling = false;
+      // With no subscriber left, an 'error' event would have nobody to go to and would throw.
+      if (this.emitter.listenerCount('error') > 0) this.emitter.emit('error', err);
+    }
+  }
+
+  /** Polls while someone listens; clears `polling` in the same step that finds nobody does. */
+  private async follow(): Promise<void> {
+    const { client } = this.options;
+    const since = Date.now();
+    const watched = new Map<string, Watched>();
+    const finished = new Set<string>();
+    const emit = (events: RunEvent[]) => {
+      for (const event of events) this.emitter.emit('event', event);
+    };
+    for (let poll = 0; ; poll++) {
+      if (this.emitter.listenerCount('event') === 0) {
+        this.polling = false;
+        return;
+      }
+      const infos = await listExecutions(client, listQuery({}), LIST_LIMIT);
+      for (const info of infos) {
+        const runId = info.workflowId;
+        const known = watched.get(runId);
+        // Events the feed has not read before: after its cursor, or, for a run it has not read yet,
+        // since the feed started.
+        const unseen = (event: RunEvent) =>
+          known?.cursor !== undefined ? event.id > known.cursor : Date.parse(event.at) >= since;
+        if (info.status.name === 'RUNNING') {
+          // A run already there when the feed started has nothing to say until its history grows.
+          if (!known && poll === 0) {
+            const length = info.historyLength;
+            watched.set(runId, {
+              cursor: undefined,
+              listedLength: length,
+              historyLength: length,
+              checkedAt: 0,
+            });
+            continue;
+          }
+          let historyLength = info.historyLength;
+          if (known && info.historyLength === known.listedLength) {
+            if (poll - known.checkedAt < RECHECK_POLLS) continue;
+            known.checkedAt = poll;
+            const described = await describedLength(client, runId);
+            if (described === undefined || described === known.historyLength) continue;
+            historyLength = described;
+          }
+          const events = await readEvents(client, runId, known?.cursor, false);
+          // Not readable now (no worker up): read again on the next poll.
+          if (!events) continue;
+          emit(events.filter(unseen));
+          watched.set(runId, {
+            cursor: events.at(-1)?.id ?? known?.cursor,
+            listedLength: info.historyLength,
+            historyLength,
+            checkedAt: poll,
+          });
+        } else if (!finished.has(runId) && (known || (info.closeTime?.getTime() ?? 0) >= since)) {
+          finished.add(runId);
+          watched.delete(runId);
+          emit(((await readEvents(client, runId, known?.cursor, true)) ?? []).filter(unseen));
+        }
+      }
+      // A run that has left the list (older than the newest LIST_LIMIT) is not followed any more.
+      const listed = new Set(infos.map((info) => info.workflowId));
+      for (const runId of finished) if (!listed.has(runId)) finished.delete(runId);
+      for (const runId of watched.keys()) if (!listed.has(runId)) watched.delete(runId);
+      await sleep(this.options.listPollMs ?? 1_000);
+    }
+  }
+}
+
+/** A run's events after `cursor`, or undefined when they cannot be read now (no worker up). */
+export async function readEvents(
+  client: Client,
+  runId: string,
+  cursor: number | undefined,
+  closed: boolean,
+): Promise<RunEvent[] | undefined> {
+  return client
+    .withDeadline(Date.now() + READ_WAIT_MS, () => getRunEvents(client, runId, cursor ?? 0, closed))
+    .catch(() => undefined);
+}
+
+function describedLength(client: Client, runId: string): Promise<number | undefined> {
+  return describeRun(client, runId).then(
+    (description) => description.historyLength,
+    () => undefined,
+  );
+}
