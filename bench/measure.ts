@@ -17,6 +17,8 @@ export interface Batch {
   /** RSS of each process with the batch paused, and after eviction where that applies. */
   rssPaused: Record<string, number>;
   rssEvicted?: Record<string, number>;
+  /** CPU of each process from the first approval until every run has finished, per run: where a batch waits. */
+  cpuMsPerRunDone: Record<string, number>;
 }
 
 export interface SystemResult {
@@ -75,6 +77,12 @@ function cpuOf(system: SystemInstance): Record<string, number> {
   return Object.fromEntries(system.processes().map((p) => [p.label, cpuMs(p.pid)]));
 }
 
+function perRun(before: Record<string, number>, after: Record<string, number>, runs: number) {
+  return Object.fromEntries(
+    Object.entries(after).map(([label, ms]) => [label, (ms - (before[label] ?? ms)) / Math.max(1, runs)]),
+  );
+}
+
 /** N runs paused at once, weighed, optionally evicted, then all approved. */
 async function batch(system: SystemInstance, args: BenchArgs, size: number, evict: boolean): Promise<Batch> {
   const bytesBefore = await settledBytes(system);
@@ -92,11 +100,22 @@ async function batch(system: SystemInstance, args: BenchArgs, size: number, evic
     await sleep(2_000);
     rssEvicted = rssOf(system);
   }
+  const cpuBefore = cpuOf(system);
   const { doneMs } = await phase<{ doneMs: number }>(system, {
     phase: 'approveAll',
     inFlight: args.inFlight,
   });
-  return { size, pausedMs, doneMs, afterEviction: evict, bytesPerPausedRun, rssPaused, rssEvicted };
+  const cpuMsPerRunDone = perRun(cpuBefore, cpuOf(system), size);
+  return {
+    size,
+    pausedMs,
+    doneMs,
+    afterEviction: evict,
+    bytesPerPausedRun,
+    rssPaused,
+    rssEvicted,
+    cpuMsPerRunDone,
+  };
 }
 
 export async function measureSystem(
@@ -115,9 +134,7 @@ export async function measureSystem(
   const cpuAfter = cpuOf(system);
   const modelAfter = cpuMs(modelPid);
   const runs = Math.max(1, args.runs);
-  const byProcess = Object.fromEntries(
-    Object.entries(cpuAfter).map(([label, ms]) => [label, (ms - cpuBefore[label]!) / runs]),
-  );
+  const byProcess = perRun(cpuBefore, cpuAfter, args.runs);
 
   const batches: Batch[] = [];
   for (const size of args.paused) batches.push(await batch(system, args, size, false));

@@ -42,6 +42,9 @@ export function formatTables(results: SystemResult[], floor: Summary | undefined
       String(b.size),
       ms(b.pausedMs),
       ms(b.doneMs) + (b.afterEviction ? ' (evicted)' : ''),
+      Object.entries(b.cpuMsPerRunDone)
+        .map(([label, v]) => `${label} ${ms(v)}`)
+        .join(', '),
       kb(b.bytesPerPausedRun),
       Object.entries(b.rssPaused)
         .map(([label, v]) => `${label} ${mb(v)}`)
@@ -60,6 +63,7 @@ export function formatTables(results: SystemResult[], floor: Summary | undefined
         'paused',
         'all paused ms',
         'all done ms',
+        'cpu ms/run approving',
         'KB/paused run',
         'RSS MB paused',
         'RSS MB evicted',

@@ -20,6 +20,7 @@ function result(system: string, decisionP50: number, batches: Partial<Batch>[] =
       afterEviction: false,
       bytesPerPausedRun: 1000,
       rssPaused: {},
+      cpuMsPerRunDone: {},
       ...b,
     })),
   };
