@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { getRunEvents } from '../client/index.js';
-import { describeRun, listExecutions, listQuery } from './temporal-reads.js';
+import { describeRun, lastChange, listExecutions, listQuery } from './temporal-reads.js';
 
 /** Runs looked at per poll: the newest first, as Temporal lists them. */
 const LIST_LIMIT = 500;
@@ -28,6 +28,11 @@ interface Watched {
   /** The history length the list showed, and the one last known (the list may lag behind). */
   listedLength: number;
   historyLength: number;
+  /**
+   * For a run already there when the feed started: its known length is the list's, which may lag,
+   * so growth the first describe shows may be older than the feed.
+   */
+  unverified?: boolean;
   /** The poll at which the run was last read or described. */
   checkedAt: number;
 }
@@ -109,6 +114,7 @@ export class RunEventFeed {
               listedLength: length,
               historyLength: length,
               checkedAt: 0,
+              unverified: true,
             });
             continue;
           }
@@ -119,6 +125,14 @@ export class RunEventFeed {
             const described = await describedLength(client, runId);
             if (described === undefined || described === known.historyLength) continue;
             historyLength = described;
+            if (known.unverified) {
+              known.unverified = false;
+              // Grown before the feed started: nothing to say, and no reason to wake the run.
+              if ((await lastChange(client, this.options.namespace, runId)) < since) {
+                known.historyLength = described;
+                continue;
+              }
+            }
           }
           const events = await readEvents(client, runId, known?.cursor, false);
           // Not readable now (no worker up): read again on the next poll.

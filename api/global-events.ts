@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Client } from '@temporalio/client';
 import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { readEvents, type RunEventFeed } from './event-feed.js';
-import { listExecutions, listQuery } from './temporal-reads.js';
+import { lastChange, listExecutions, listQuery } from './temporal-reads.js';
 
 export interface Resume {
   at: number;
@@ -83,23 +82,5 @@ async function* resumed(
     if (unread.has(event.runId) || event.id <= (caughtUp.get(event.runId) ?? 0)) continue;
     if (event.runId === resume.runId && event.id <= resume.id) continue;
     yield event;
-  }
-}
-
-/**
- * When the run's history last grew: the time of its last event, a server-only read (no worker).
- * Unknown counts as now, so the run is read.
- */
-async function lastChange(client: Client, namespace: string, runId: string): Promise<number> {
-  try {
-    const { history } = await client.workflowService.getWorkflowExecutionHistoryReverse({
-      namespace,
-      execution: { workflowId: runId },
-      maximumPageSize: 1,
-    });
-    const time = history?.events?.[0]?.eventTime;
-    return time ? Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : Date.now();
-  } catch {
-    return Date.now();
   }
 }

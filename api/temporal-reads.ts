@@ -128,3 +128,21 @@ export async function readPendingFromMemo(
 export async function describeRun(client: Client, runId: string) {
   return onRun(runId, () => runHandle(client, runId).describe());
 }
+
+/**
+ * When the run's history last grew: the time of its last event, a server-only read (no worker).
+ * Unknown counts as now, so the run is read.
+ */
+export async function lastChange(client: Client, namespace: string, runId: string): Promise<number> {
+  try {
+    const { history } = await client.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace,
+      execution: { workflowId: runId },
+      maximumPageSize: 1,
+    });
+    const time = history?.events?.[0]?.eventTime;
+    return time ? Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : Date.now();
+  } catch {
+    return Date.now();
+  }
+}
