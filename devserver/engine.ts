@@ -139,6 +139,10 @@ export class Engine {
     const tx = new Txn();
     const result = fn(tx);
     for (const run of tx.touched) {
+      if (run.visibilityChanged) {
+        run.s.visibleHistoryLength = run.s.nextEventId - 1;
+        run.visibilityChanged = false;
+      }
       let p = this.pending.get(run);
       if (!p) {
         p = { firstEventId: 0, blobs: [] };
@@ -303,6 +307,7 @@ export class Engine {
     const id = tx.append(run, name, attrs);
     run.s.status = status;
     run.s.closeTime = tx.now;
+    run.visibilityChanged = true;
     run.s.wt = undefined;
     run.s.activities = {};
     run.s.timers = {};

@@ -33,6 +33,8 @@ export class Run {
    * when not known (after a restart), in which case reads go to SQLite.
    */
   tail: { from: number; events: HistoryEvent[] } | undefined;
+  /** Set when a change would update the run's list entry; the engine records it on commit. */
+  visibilityChanged = false;
   private saCache: Record<string, Payload> | undefined;
   private memoCache: Record<string, Payload> | undefined;
 
@@ -64,6 +66,7 @@ export class Run {
 
   set searchAttributes(fields: Record<string, Payload>) {
     this.saCache = fields;
+    this.visibilityChanged = true;
     this.s.searchAttributes =
       Object.keys(fields).length > 0
         ? b64(encodeAs('temporal.api.common.v1.SearchAttributes', { indexedFields: fields }))
@@ -80,6 +83,7 @@ export class Run {
 
   set memo(fields: Record<string, Payload>) {
     this.memoCache = fields;
+    this.visibilityChanged = true;
     this.s.memo =
       Object.keys(fields).length > 0 ? b64(encodeAs('temporal.api.common.v1.Memo', { fields })) : undefined;
   }

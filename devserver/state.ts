@@ -99,6 +99,12 @@ export interface RunState {
   /** Recent signal and cancel request ids, for dedupe of retried requests. */
   requestIds: string[];
   historySizeBytes: number;
+  /**
+   * The history length the visibility store last recorded. As on Temporal, a run's list entry is
+   * written when it starts, closes, or changes its search attributes or memo, so a list shows the
+   * length as of then; describe shows the live one. Absent in runs saved before it was kept.
+   */
+  visibleHistoryLength?: number;
   /** Run that continued this one, for clients following the chain. */
   newRunId?: string;
 }

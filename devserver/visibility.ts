@@ -16,7 +16,10 @@ const STATUS_NAMES: Record<number, string> = {
   [Status.TIMED_OUT]: 'TimedOut',
 };
 
-export function executionInfo(run: Run): object {
+/** The history length a list shows: as of the run's last visibility update. */
+const listedLength = (s: Run['s']) => s.visibleHistoryLength ?? s.nextEventId - 1;
+
+export function executionInfo(run: Run, listed = false): object {
   const s = run.s;
   const memo = run.memo;
   const sa = run.searchAttributes;
@@ -26,7 +29,7 @@ export function executionInfo(run: Run): object {
     startTime: msTimestamp(s.startTime),
     closeTime: s.closeTime !== undefined ? msTimestamp(s.closeTime) : undefined,
     status: s.status,
-    historyLength: s.nextEventId - 1,
+    historyLength: listed ? listedLength(s) : s.nextEventId - 1,
     executionTime: msTimestamp(s.executionTime),
     memo: { fields: memo },
     searchAttributes: { indexedFields: sa },
@@ -110,7 +113,7 @@ function rowOf(run: Run): Row {
         case 'ExecutionDuration':
           return s.closeTime !== undefined ? (s.closeTime - s.executionTime) * 1e6 : null;
         case 'HistoryLength':
-          return s.nextEventId - 1;
+          return listedLength(s);
         case 'HistorySizeBytes':
           return s.historySizeBytes;
       }
@@ -163,7 +166,7 @@ export function listWorkflows(
   }
   const page = runs.slice(offset, offset + pageSize);
   const next = offset + pageSize < runs.length ? Buffer.from(String(offset + pageSize)) : undefined;
-  return { executions: page.map(executionInfo), nextPageToken: next };
+  return { executions: page.map((run) => executionInfo(run, true)), nextPageToken: next };
 }
 
 export function countWorkflows(

@@ -139,4 +139,38 @@ describe('devserver list filters', { timeout: 60_000 }, () => {
       'no state query',
     );
   });
+
+  it('lists a history length as of the last visibility update, as Temporal does; describe is live', async () => {
+    const handle = h.track(
+      await h.client.workflow.start('tagged', {
+        taskQueue,
+        workflowId: uid('vis-length'),
+        args: [1, uid('agent'), 'waiting', []],
+      }),
+    );
+    const listedLength = async () => {
+      for await (const info of h.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` }))
+        return info.historyLength;
+      throw new Error('the run is not listed');
+    };
+    for (let i = 0; i < 200 && !(await handle.describe()).searchAttributes.CountersignAgent; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const described = (await handle.describe()).historyLength;
+    assert.equal(await listedLength(), described);
+
+    // A signal nobody handles grows the history without touching the run's list entry.
+    await h.client.workflow.getHandle(handle.workflowId).signal('unhandled', 1);
+    for (let i = 0; i < 200 && (await handle.describe()).historyLength <= described + 1; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    assert.ok((await handle.describe()).historyLength > described);
+    assert.equal(await listedLength(), described);
+    assert.deepEqual(await list(`WorkflowId = '${handle.workflowId}' AND HistoryLength = ${described}`), [
+      handle.workflowId,
+    ]);
+
+    // Closing writes the entry again.
+    await handle.signal(finishSignal, 'x');
+    await handle.result();
+    assert.equal(await listedLength(), (await handle.describe()).historyLength);
+  });
 });
