@@ -4,10 +4,14 @@ import type { Client } from '@temporalio/client';
 import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { getRunEvents } from '../client/index.js';
-import { describeRun, lastChange, listExecutions, listQuery } from './temporal-reads.js';
+import { describeRun, lastChange, listLiveRuns } from './temporal-reads.js';
 
-/** Runs looked at per poll: the newest first, as Temporal lists them. */
-const LIST_LIMIT = 500;
+/**
+ * How far before the previous poll each poll asks for closed runs: a real cluster's visibility
+ * store shows a close a little after it happened. Runs closed in this window are listed again; the
+ * feed reads each once.
+ */
+const CLOSED_LOOKBACK_MS = 60_000;
 
 /**
  * A running run whose listed history length has not changed is described every this many polls: a
@@ -87,6 +91,7 @@ export class RunEventFeed {
   private async follow(): Promise<void> {
     const { client } = this.options;
     const since = Date.now();
+    let lastListedAt = since;
     const watched = new Map<string, Watched>();
     const finished = new Set<string>();
     const emit = (events: RunEvent[]) => {
@@ -97,7 +102,9 @@ export class RunEventFeed {
         this.polling = false;
         return;
       }
-      const infos = await listExecutions(client, listQuery({}), LIST_LIMIT);
+      const listedAt = Date.now();
+      const infos = await listLiveRuns(client, Math.max(since, lastListedAt - CLOSED_LOOKBACK_MS));
+      lastListedAt = listedAt;
       for (const info of infos) {
         const runId = info.workflowId;
         const known = watched.get(runId);
@@ -150,7 +157,7 @@ export class RunEventFeed {
           emit(((await readEvents(client, runId, known?.cursor, true)) ?? []).filter(unseen));
         }
       }
-      // A run that has left the list (older than the newest LIST_LIMIT) is not followed any more.
+      // A run that has left the list (closed before the lookback) is not followed any more.
       const listed = new Set(infos.map((info) => info.workflowId));
       for (const runId of finished) if (!listed.has(runId)) finished.delete(runId);
       for (const runId of watched.keys()) if (!listed.has(runId)) watched.delete(runId);

@@ -2,16 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { readEvents, type RunEventFeed } from './event-feed.js';
-import { lastChange, listExecutions, listQuery } from './temporal-reads.js';
+import { lastChange, listLiveRuns } from './temporal-reads.js';
 
 export interface Resume {
   at: number;
   runId: string;
   id: number;
 }
-
-/** Runs looked at when catching up: as many as the feed follows. */
-const LIST_LIMIT = 500;
 
 /**
  * Every run's events for one inbox subscriber: live from the API's shared feed, and, for a
@@ -58,7 +55,7 @@ async function* resumed(
     yield* events.filter(missed);
   };
 
-  for (const info of await listExecutions(client, listQuery({}), LIST_LIMIT)) {
+  for (const info of await listLiveRuns(client, resume.at)) {
     const running = info.status.name === 'RUNNING';
     const changed = running
       ? (await lastChange(client, options.namespace, info.workflowId)) >= resume.at

@@ -78,6 +78,19 @@ export async function listExecutions(
   return found;
 }
 
+/** Bounds what one follower of every run keeps in memory. */
+const FOLLOW_LIMIT = 50_000;
+
+/**
+ * Every running run, and those closed at or after `closedSince` (epoch ms): what a follower of all
+ * runs' events needs to look at, however many runs wait. Older closed runs have nothing new to say.
+ */
+export function listLiveRuns(client: Client, closedSince: number): Promise<WorkflowExecutionInfo[]> {
+  const since = new Date(closedSince).toISOString();
+  const query = `${listQuery({})} AND (ExecutionStatus = 'Running' OR CloseTime >= '${since}')`;
+  return listExecutions(client, query, FOLLOW_LIMIT);
+}
+
 /** Runs the call; an unknown or malformed run id is a 404. */
 export async function onRun<T>(runId: string, read: () => Promise<T>): Promise<T> {
   if (!isRunId(runId)) throw new HttpError(404, `no run ${runId}`, { code: 'not_found' });

@@ -5,6 +5,7 @@ import type { RunEvent } from '../../protocol/index.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { holdDeploys, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { pool } from '../faults/support/pool.js';
 import { openSse } from './sse-reader.js';
 
 let stack: Stack;
@@ -284,4 +285,34 @@ test('a subscriber resuming while no worker is up gets what it missed once one i
   assert.deepEqual(mine, ['approval.decided']);
   stream.close();
   await stack.client.workflow.getHandle(runId).cancel();
+});
+
+test('the feed follows every waiting run, not only the newest five hundred', async () => {
+  const runId = await stack.startRun('bank', 'events: older than 500', tokens.victor, transfer, say('Sent.'));
+  const [pending] = await stack.waitForPending(runId);
+  // Newer runs of the agent workflow, on a queue no worker polls: they stay running, listed first.
+  const newer = await pool(
+    Array.from({ length: 520 }, (_, i) => i),
+    20,
+    (i) =>
+      stack.client.workflow.start('agentWorkflow', {
+        taskQueue: 'events-no-worker',
+        workflowId: `events-newer-${i}-${Date.now()}`,
+        args: [],
+      }),
+  );
+  try {
+    const stream = await openSse(`${stack.url}/api/events`, tokens.alice);
+    // Let the fresh feed take its first look before the decision.
+    await sleep(500);
+    assert.equal((await approve(pending!.trackingId)).status, 200);
+    const seen = await stream.until(
+      (m) => m.event === 'approval.decided' && (m.data as RunEvent).runId === runId,
+    );
+    assert.ok(seen.length > 0);
+    stream.close();
+    await stack.result(runId);
+  } finally {
+    await pool(newer, 20, (handle) => handle.terminate('test over'));
+  }
 });
