@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { getRunEvents } from '../client/index.js';
-import { describeRun, lastChange, listLiveRuns } from './temporal-reads.js';
+import { lastChange, listLiveRuns, liveHistoryLength } from './temporal-reads.js';
 
 /**
  * How far before the previous poll each poll asks for closed runs: a real cluster's visibility
@@ -14,11 +14,15 @@ import { describeRun, lastChange, listLiveRuns } from './temporal-reads.js';
 const CLOSED_LOOKBACK_MS = 60_000;
 
 /**
- * A running run whose listed history length has not changed is described every this many polls: a
- * real cluster's visibility store reports a length as of the run's last upsert, and describing
- * reads it from the run itself. Neither needs a worker.
+ * A running run whose listed history length has not changed is described after this many polls: a
+ * real cluster's visibility store (and the devserver's) records a length only when the run starts,
+ * closes or changes its search attributes or memo, and describing reads the live one. Neither
+ * needs a worker. Each look that finds the run quiet doubles the wait, up to MAX_RECHECK_POLLS:
+ * what a waiting run does that matters (a decision, a deadline) changes its search attributes and
+ * shows in the list at once, so a thousand paused runs need not be described every few seconds.
  */
 const RECHECK_POLLS = 5;
+const MAX_RECHECK_POLLS = 60;
 
 /**
  * A run's log is read by a query, which needs a worker; bounded, so that a run nobody can answer
@@ -37,9 +41,13 @@ interface Watched {
    * so growth the first describe shows may be older than the feed.
    */
   unverified?: boolean;
-  /** The poll at which the run was last read or described. */
-  checkedAt: number;
+  /** The poll at which to describe it if its listed length has not changed, and the wait before. */
+  nextCheck: number;
+  interval: number;
 }
+
+/** The next look at a run, `interval` polls after `poll`. */
+const due = (poll: number, interval: number) => ({ nextCheck: poll + interval, interval });
 
 /**
  * Every run's events as they happen, polled from Temporal once for all of this API's inbox
@@ -89,7 +97,7 @@ export class RunEventFeed {
 
   /** Polls while someone listens; clears `polling` in the same step that finds nobody does. */
   private async follow(): Promise<void> {
-    const { client } = this.options;
+    const { client, namespace } = this.options;
     const since = Date.now();
     let lastListedAt = since;
     const watched = new Map<string, Watched>();
@@ -103,16 +111,16 @@ export class RunEventFeed {
         return;
       }
       const listedAt = Date.now();
-      const infos = await listLiveRuns(client, Math.max(since, lastListedAt - CLOSED_LOOKBACK_MS));
+      const infos = await listLiveRuns(client, namespace, Math.max(since, lastListedAt - CLOSED_LOOKBACK_MS));
       lastListedAt = listedAt;
       for (const info of infos) {
-        const runId = info.workflowId;
+        const { runId } = info;
         const known = watched.get(runId);
         // Events the feed has not read before: after its cursor, or, for a run it has not read yet,
         // since the feed started.
         const unseen = (event: RunEvent) =>
           known?.cursor !== undefined ? event.id > known.cursor : Date.parse(event.at) >= since;
-        if (info.status.name === 'RUNNING') {
+        if (info.running) {
           // A run already there when the feed started has nothing to say until its history grows.
           if (!known && poll === 0) {
             const length = info.historyLength;
@@ -120,45 +128,50 @@ export class RunEventFeed {
               cursor: undefined,
               listedLength: length,
               historyLength: length,
-              checkedAt: 0,
               unverified: true,
+              ...due(poll, RECHECK_POLLS),
             });
             continue;
           }
           let historyLength = info.historyLength;
           if (known && info.historyLength === known.listedLength) {
-            if (poll - known.checkedAt < RECHECK_POLLS) continue;
-            known.checkedAt = poll;
-            const described = await describedLength(client, runId);
-            if (described === undefined || described === known.historyLength) continue;
+            if (poll < known.nextCheck) continue;
+            const described = await liveHistoryLength(client, namespace, runId);
+            if (described === undefined || described === known.historyLength) {
+              Object.assign(known, due(poll, Math.min(known.interval * 2, MAX_RECHECK_POLLS)));
+              continue;
+            }
             historyLength = described;
             if (known.unverified) {
               known.unverified = false;
               // Grown before the feed started: nothing to say, and no reason to wake the run.
-              if ((await lastChange(client, this.options.namespace, runId)) < since) {
-                known.historyLength = described;
+              if ((await lastChange(client, namespace, runId)) < since) {
+                Object.assign(known, { historyLength }, due(poll, RECHECK_POLLS));
                 continue;
               }
             }
           }
           const events = await readEvents(client, runId, known?.cursor, false);
-          // Not readable now (no worker up): read again on the next poll.
-          if (!events) continue;
+          if (!events) {
+            // Not readable now (no worker up): look again on the next poll.
+            if (known) known.nextCheck = poll + 1;
+            continue;
+          }
           emit(events.filter(unseen));
           watched.set(runId, {
             cursor: events.at(-1)?.id ?? known?.cursor,
             listedLength: info.historyLength,
             historyLength,
-            checkedAt: poll,
+            ...due(poll, RECHECK_POLLS),
           });
-        } else if (!finished.has(runId) && (known || (info.closeTime?.getTime() ?? 0) >= since)) {
+        } else if (!finished.has(runId) && (known || (info.closeTime ?? 0) >= since)) {
           finished.add(runId);
           watched.delete(runId);
           emit(((await readEvents(client, runId, known?.cursor, true)) ?? []).filter(unseen));
         }
       }
       // A run that has left the list (closed before the lookback) is not followed any more.
-      const listed = new Set(infos.map((info) => info.workflowId));
+      const listed = new Set(infos.map((info) => info.runId));
       for (const runId of finished) if (!listed.has(runId)) finished.delete(runId);
       for (const runId of watched.keys()) if (!listed.has(runId)) watched.delete(runId);
       await sleep(this.options.listPollMs ?? 1_000);
@@ -176,11 +189,4 @@ export async function readEvents(
   return client
     .withDeadline(Date.now() + READ_WAIT_MS, () => getRunEvents(client, runId, cursor ?? 0, closed))
     .catch(() => undefined);
-}
-
-function describedLength(client: Client, runId: string): Promise<number | undefined> {
-  return describeRun(client, runId).then(
-    (description) => description.historyLength,
-    () => undefined,
-  );
 }

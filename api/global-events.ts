@@ -55,12 +55,11 @@ async function* resumed(
     yield* events.filter(missed);
   };
 
-  for (const info of await listLiveRuns(client, resume.at)) {
-    const running = info.status.name === 'RUNNING';
-    const changed = running
-      ? (await lastChange(client, options.namespace, info.workflowId)) >= resume.at
-      : (info.closeTime?.getTime() ?? 0) >= resume.at;
-    if (changed) yield* catchUp(info.workflowId, !running);
+  for (const info of await listLiveRuns(client, options.namespace, resume.at)) {
+    const changed = info.running
+      ? (await lastChange(client, options.namespace, info.runId)) >= resume.at
+      : (info.closeTime ?? 0) >= resume.at;
+    if (changed) yield* catchUp(info.runId, !info.running);
   }
 
   const retry = Symbol('retry');

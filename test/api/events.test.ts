@@ -316,3 +316,23 @@ test('the feed follows every waiting run, not only the newest five hundred', asy
     await pool(newer, 20, (handle) => handle.terminate('test over'));
   }
 });
+
+test('the feed describes a quiet run less and less often', async () => {
+  const runId = await stack.startRun('bank', 'events: quiet backoff', tokens.victor, transfer, say('Sent.'));
+  await stack.waitForPending(runId);
+  // Let a feed left by an earlier test see that nobody listens, so this one starts afresh.
+  await sleep(500);
+  const { count: running } = await stack.client.workflow.count(
+    `WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running'`,
+  );
+  const stream = await openSse(`${stack.url}/api/events`, tokens.alice);
+  const before = stack.apiCalls('DescribeWorkflowExecution');
+  // Thirty of the stack's 200 ms polls: looked at every five polls, each run would be described six
+  // times; waiting twice as long after each quiet look, twice (a run whose list length lags, three).
+  await sleep(6_000);
+  const describes = stack.apiCalls('DescribeWorkflowExecution') - before;
+  stream.close();
+  assert.ok(describes > 0, 'quiet runs were never described');
+  assert.ok(describes <= running * 3, `${describes} describes of ${running} running runs in 30 polls`);
+  await stack.client.workflow.getHandle(runId).cancel();
+});
