@@ -17,6 +17,11 @@ export interface Batch {
   /** RSS of each process with the batch paused, and after eviction where that applies. */
   rssPaused: Record<string, number>;
   rssEvicted?: Record<string, number>;
+  /**
+   * CPU of each process, in ms per second, while one inbox stream is open over the paused batch
+   * (after the eviction, for the evicted batch); absent for systems with no inbox.
+   */
+  inboxCpuMsPerSec?: Record<string, number>;
   /** CPU of each process from the first approval until every run has finished, per run: where a batch waits. */
   cpuMsPerRunDone: Record<string, number>;
 }
@@ -83,6 +88,14 @@ function perRun(before: Record<string, number>, after: Record<string, number>, r
   );
 }
 
+/** What an open inbox costs each process while nothing happens; undefined where there is no inbox. */
+async function inboxCpu(system: SystemInstance, seconds: number) {
+  if (seconds <= 0) return undefined;
+  const before = cpuOf(system);
+  const { open } = await phase<{ open: boolean }>(system, { phase: 'inbox', ms: seconds * 1000 });
+  return open ? perRun(before, cpuOf(system), seconds) : undefined;
+}
+
 /** N runs paused at once, weighed, optionally evicted, then all approved. */
 async function batch(system: SystemInstance, args: BenchArgs, size: number, evict: boolean): Promise<Batch> {
   const bytesBefore = await settledBytes(system);
@@ -100,6 +113,7 @@ async function batch(system: SystemInstance, args: BenchArgs, size: number, evic
     await sleep(2_000);
     rssEvicted = rssOf(system);
   }
+  const inboxCpuMsPerSec = await inboxCpu(system, args.inboxSeconds);
   const cpuBefore = cpuOf(system);
   const { doneMs } = await phase<{ doneMs: number }>(system, {
     phase: 'approveAll',
@@ -114,6 +128,7 @@ async function batch(system: SystemInstance, args: BenchArgs, size: number, evic
     bytesPerPausedRun,
     rssPaused,
     rssEvicted,
+    ...(inboxCpuMsPerSec ? { inboxCpuMsPerSec } : {}),
     cpuMsPerRunDone,
   };
 }

@@ -45,6 +45,11 @@ export function formatTables(results: SystemResult[], floor: Summary | undefined
       Object.entries(b.cpuMsPerRunDone)
         .map(([label, v]) => `${label} ${ms(v)}`)
         .join(', '),
+      b.inboxCpuMsPerSec
+        ? Object.entries(b.inboxCpuMsPerSec)
+            .map(([label, v]) => `${label} ${ms(v)}`)
+            .join(', ')
+        : '-',
       kb(b.bytesPerPausedRun),
       Object.entries(b.rssPaused)
         .map(([label, v]) => `${label} ${mb(v)}`)
@@ -64,6 +69,7 @@ export function formatTables(results: SystemResult[], floor: Summary | undefined
         'all paused ms',
         'all done ms',
         'cpu ms/run approving',
+        'inbox open cpu ms/s',
         'KB/paused run',
         'RSS MB paused',
         'RSS MB evicted',

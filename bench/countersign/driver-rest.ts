@@ -111,4 +111,19 @@ serveDriver<Run>('countersign-rest', {
     return (await call<{ output?: string }>('GET', `/api/runs/${run.runId}`)).output ?? '';
   },
   inputOf: (run) => run.input,
+  async openInbox() {
+    const stop = new AbortController();
+    const res = await fetch(`${api}/api/events`, { headers: reviewer, signal: stop.signal });
+    if (res.status !== 200 || !res.body) throw new Error(`/api/events: ${res.status}`);
+    // Read as a browser would, counting what comes.
+    let received = 0;
+    void (async () => {
+      for await (const event of readSse(res.body!)) if (event.data) received++;
+    })().catch(() => undefined);
+    return () => {
+      stop.abort();
+      if (received > 0)
+        console.warn(`bench: the inbox stream carried ${received} events while nothing happened`);
+    };
+  },
 });

@@ -22,11 +22,14 @@ export interface BenchArgs {
   /** One more batch of the largest size, approved after a worker restart emptied its cache. */
   evict: boolean;
   floorRuns: number;
+  /** Seconds an inbox stream stays open over each paused batch, its cost measured; 0 skips it. */
+  inboxSeconds: number;
   outDir: string;
 }
 
 const USAGE = `usage: npm run bench -- [--systems a,b] [--runs N] [--warmup N] [--paused 200,1000]
-                      [--in-flight N] [--no-evict] [--floor-runs N] [--out DIR]
+                      [--in-flight N] [--no-evict] [--floor-runs N] [--inbox-seconds N]
+                      [--out DIR]
 systems: ${ALL_SYSTEMS.join(', ')}`;
 
 function count(value: string, name: string): number {
@@ -46,6 +49,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
       'in-flight': { type: 'string', default: '50' },
       'no-evict': { type: 'boolean', default: false },
       'floor-runs': { type: 'string', default: '500' },
+      'inbox-seconds': { type: 'string', default: '10' },
       out: { type: 'string', default: 'bench/results' },
       help: { type: 'boolean', default: false },
     },
@@ -69,6 +73,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     inFlight: Math.max(1, count(values['in-flight'], 'in-flight')),
     evict: !values['no-evict'],
     floorRuns: count(values['floor-runs'], 'floor-runs'),
+    inboxSeconds: count(values['inbox-seconds'], 'inbox-seconds'),
     outDir: values.out,
   };
 }

@@ -17,6 +17,8 @@ export interface SystemDriver<Run> {
   answer(run: Run): Promise<string>;
   /** Input the run was started with, to check its answer. */
   inputOf(run: Run): string;
+  /** Opens the live stream an open inbox keeps, where the system has one; resolves to its close. */
+  openInbox?(): Promise<() => void>;
 }
 
 function check(input: string, answer: string): void {
@@ -73,6 +75,13 @@ export function serveDriver<Run>(system: string, driver: SystemDriver<Run>): voi
         const doneMs = now() - t0;
         await pool(runs, inFlight, async (run) => check(driver.inputOf(run), await driver.answer(run)));
         return { doneMs };
+      }
+      case 'inbox': {
+        if (!driver.openInbox) return { open: false };
+        const close = await driver.openInbox();
+        await new Promise((resolve) => setTimeout(resolve, Number(message.ms)));
+        close();
+        return { open: true };
       }
       default:
         throw new Error(`unknown phase ${String(message.phase)}`);
