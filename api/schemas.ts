@@ -29,8 +29,13 @@ export const ApprovalListQuery = z.strictObject({
   agent: Name.optional(),
   tool: Name.optional(),
   role: Filter.optional(),
-  /** For `decided` and `all`: how many of the latest runs to read. */
-  limit: Limit(50),
+  /** Runs read per page, newest first: 500 for pending approvals, 50 otherwise. */
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  /** The `nextPageToken` of the page before. */
+  pageToken: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,4000}$/, 'a nextPageToken this API returned')
+    .optional(),
 });
 export type ApprovalListQuery = z.output<typeof ApprovalListQuery>;
 
@@ -47,7 +52,11 @@ export type CancelAccepted = z.output<typeof CancelAccepted>;
 /** Pending approvals in a list come from run memos and carry no schema. */
 export const ApprovalSummary = ApprovalView.partial({ schema: true });
 export type ApprovalSummary = z.output<typeof ApprovalSummary>;
-export const ApprovalList = z.strictObject({ approvals: z.array(ApprovalSummary) });
+export const ApprovalList = z.strictObject({
+  approvals: z.array(ApprovalSummary),
+  /** Present when more runs remain: pass it as `pageToken` for the next page. */
+  nextPageToken: z.string().optional(),
+});
 export type ApprovalList = z.output<typeof ApprovalList>;
 export const ApprovalDetail = ApprovalView.extend({ decisions: z.array(RunEvent) });
 export type ApprovalDetail = z.output<typeof ApprovalDetail>;

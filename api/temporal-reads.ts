@@ -1,4 +1,10 @@
-import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { status } from '@grpc/grpc-js';
+import {
+  isGrpcServiceError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionInfo,
+} from '@temporalio/client';
 import proto from '@temporalio/proto';
 import {
   PENDING_MEMO_KEY,
@@ -14,6 +20,8 @@ import { searchAttributeKeys } from '../workflows/search-attributes.js';
 import { HttpError } from './errors.js';
 
 export const WORKFLOW_TYPE = 'agentWorkflow';
+
+const RUNNING = proto.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
 
 const { agent: agentKey, status: statusKey, pending: pendingKey } = searchAttributeKeys;
 
@@ -49,8 +57,55 @@ export function statusOf(info: WorkflowExecutionInfo): RunStatus {
 }
 
 export function pendingOf(info: Pick<WorkflowExecutionInfo, 'memo' | 'status'>): ApprovalView[] {
-  const memo = info.memo?.[PENDING_MEMO_KEY];
-  return info.status.name === 'RUNNING' && Array.isArray(memo) ? (memo as ApprovalView[]) : [];
+  return pendingFromMemo(info.status.name === 'RUNNING', info.memo?.[PENDING_MEMO_KEY]);
+}
+
+function pendingFromMemo(running: boolean, memo: unknown): ApprovalView[] {
+  return running && Array.isArray(memo) ? (memo as ApprovalView[]) : [];
+}
+
+/** One page of a list: each run's id and pending approvals, and the token of the next page. */
+export interface RunPage {
+  runs: { runId: string; pending: ApprovalView[] }[];
+  nextPageToken?: string;
+}
+
+/**
+ * A page of runs, newest first, with a token for the next page as a URL-safe string. Read raw,
+ * decoding only the memo's pending approvals: the SDK's list has no page tokens.
+ */
+export async function listPage(
+  client: Client,
+  namespace: string,
+  query: string,
+  pageSize: number,
+  pageToken: string | undefined,
+): Promise<RunPage> {
+  const page = await client.workflowService
+    .listWorkflowExecutions({
+      namespace,
+      query,
+      pageSize,
+      nextPageToken: pageToken ? Buffer.from(pageToken, 'base64url') : undefined,
+    })
+    .catch((err: unknown) => {
+      if (pageToken && isGrpcServiceError(err) && err.code === status.INVALID_ARGUMENT)
+        throw new HttpError(400, 'pageToken is not one this API returned', { code: 'invalid_request' });
+      throw err;
+    });
+  const { payloadConverter } = client.options.loadedDataConverter;
+  const runs = (page.executions ?? []).map((info) => {
+    const memo = info.memo?.fields?.[PENDING_MEMO_KEY];
+    return {
+      runId: info.execution?.workflowId ?? '',
+      pending: pendingFromMemo(
+        info.status === RUNNING,
+        memo ? payloadConverter.fromPayload(memo) : undefined,
+      ),
+    };
+  });
+  const next = page.nextPageToken?.length ? Buffer.from(page.nextPageToken).toString('base64url') : undefined;
+  return { runs, ...(next ? { nextPageToken: next } : {}) };
 }
 
 export function summaryOf(info: WorkflowExecutionInfo): RunSummary {
@@ -81,8 +136,6 @@ export async function listExecutions(
 
 /** Bounds what one follower of every run keeps in memory. */
 const FOLLOW_LIMIT = 50_000;
-
-const RUNNING = proto.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
 
 /** What a follower of every run needs of each: less than the SDK's decoded list entries. */
 export interface LiveRun {

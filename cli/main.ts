@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import type { ApprovalView, Decision, RunSummary } from '../protocol/index.js';
 import { describeOutcome, parseJsonOption, submitDecision } from './decide.js';
 import { approvalsTable, runDetail, runsTable, type RunDetail } from './format.js';
+import { queryString, readApprovals } from './approval-list.js';
 import { Api, CliError, resolveToken } from './http.js';
 import { watch } from './watch.js';
 
@@ -12,11 +13,6 @@ interface GlobalOptions {
 }
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
-
-function query(params: Record<string, string | undefined>): string {
-  const entries = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined);
-  return entries.length === 0 ? '' : `?${new URLSearchParams(entries).toString()}`;
-}
 
 /** The `countersign` command: a client of the REST API, local or remote. */
 export function buildProgram(): Command {
@@ -76,7 +72,7 @@ export function buildProgram(): Command {
     .option('--agent <agent>', 'only runs of this agent')
     .action(async (options: { status?: string; agent?: string }, command: Command) => {
       const { api: client, json } = api(command);
-      const body = await client.get<{ runs: RunSummary[] }>(`/api/runs${query(options)}`);
+      const body = await client.get<{ runs: RunSummary[] }>(`/api/runs${queryString(options)}`);
       print(json ? JSON.stringify(body, null, 2) : runsTable(body.runs));
     });
   runs
@@ -97,11 +93,21 @@ export function buildProgram(): Command {
     .option('--status <status>', 'pending, decided or all', 'pending')
     .option('--agent <agent>', 'only approvals of this agent')
     .option('--tool <tool>', 'only approvals of this tool')
-    .action(async (options: { status: string; agent?: string; tool?: string }, command: Command) => {
-      const { api: client, json } = api(command);
-      const body = await client.get<{ approvals: ApprovalView[] }>(`/api/approvals${query(options)}`);
-      print(json ? JSON.stringify(body, null, 2) : approvalsTable(body.approvals));
-    });
+    .option('--limit <runs>', 'runs read per request (the API pages by runs)')
+    .option('--page-token <token>', 'decided or all: go on from the page a list stopped at')
+    .action(
+      async (
+        options: { status: string; agent?: string; tool?: string; limit?: string; pageToken?: string },
+        command: Command,
+      ) => {
+        const { api: client, json } = api(command);
+        // Pending approvals are read whole, page after page; decided ones (each run's state read)
+        // a page at a time.
+        const body = await readApprovals(client, options, options.status === 'pending' ? undefined : 1);
+        print(json ? JSON.stringify(body, null, 2) : approvalsTable(body.approvals));
+        if (!json && body.nextPageToken) print(`More: --page-token ${body.nextPageToken}`);
+      },
+    );
 
   program
     .command('approve')

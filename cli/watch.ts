@@ -1,6 +1,7 @@
 import { createInterface, type Interface } from 'node:readline/promises';
 import type { ApprovalView, Decision, DecisionType, TranscriptMessage } from '../protocol/index.js';
 import { describeOutcome, submitDecision } from './decide.js';
+import { readApprovals } from './approval-list.js';
 import { approvalCard } from './format.js';
 import { CliError, type Api } from './http.js';
 import { followEvents } from './sse.js';
@@ -62,10 +63,7 @@ export async function watch(api: Api, options: WatchOptions): Promise<void> {
   // The stream resumes from just before the list is read, so an approval requested in between is
   // not missed (the API's global event ids start with a time); the queue drops the duplicates.
   const resumeFrom = `${Date.now() - CLOCK_SKEW_MS}~watch~0`;
-  const agentFilter = options.agent ? `&agent=${encodeURIComponent(options.agent)}` : '';
-  const { approvals } = await api.get<{ approvals: ApprovalView[] }>(
-    `/api/approvals?status=pending${agentFilter}`,
-  );
+  const { approvals } = await readApprovals(api, { status: 'pending', agent: options.agent });
   approvals.forEach((a) => enqueue(a.trackingId));
   out(
     `Watching ${api.baseUrl} for approvals${options.agent ? ` of ${options.agent}` : ''}; ${approvals.length} pending. Ctrl-D or q quits.`,

@@ -21,7 +21,7 @@ import {
   type DecisionApplied,
   type DecisionSubmitted,
 } from '../schemas.js';
-import { listExecutions, listQuery, pendingOf, readApproval, readState } from '../temporal-reads.js';
+import { listPage, listQuery, readApproval, readState, type RunPage } from '../temporal-reads.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
@@ -61,26 +61,35 @@ export function approvalsRouter(options: ApiOptions): Router {
     const matches = (a: ApprovalSummary) =>
       (!query.tool || a.tool === query.tool) && (!query.role || a.approvers.includes(query.role));
     let approvals: ApprovalSummary[];
+    let page: RunPage;
     if (query.status === 'pending') {
-      // The inbox is one list call: runs keep their pending approvals in memo and search attributes.
+      // The inbox is one list call a page: runs keep their pending approvals in memo and search attributes.
       const filter = listQuery({
         CountersignAgent: query.agent,
         CountersignPendingTools: query.tool,
         CountersignPendingRoles: query.role,
       });
-      const infos = await listExecutions(client, `${filter} AND CountersignPending > 0`, 1000);
-      approvals = infos.flatMap(pendingOf).filter((a) => a.status === 'pending');
+      page = await listPage(
+        client,
+        options.namespace,
+        `${filter} AND CountersignPending > 0`,
+        query.limit ?? 500,
+        query.pageToken,
+      );
+      approvals = page.runs.flatMap((run) => run.pending).filter((a) => a.status === 'pending');
     } else {
-      // Decided approvals are no longer in any memo: read the latest runs' state.
-      const infos = await listExecutions(client, listQuery({ CountersignAgent: query.agent }), query.limit);
+      // Decided approvals are no longer in any memo: read the runs' state.
+      const filter = listQuery({ CountersignAgent: query.agent });
+      page = await listPage(client, options.namespace, filter, query.limit ?? 50, query.pageToken);
       const states = await Promise.all(
-        infos.map((info) => readState(client, info.workflowId).catch(() => null)),
+        page.runs.map((run) => readState(client, run.runId).catch(() => null)),
       );
       approvals = states
         .flatMap((state) => state?.approvals ?? [])
         .filter((a: ApprovalView) => query.status === 'all' || DECIDED.has(a.status));
     }
-    res.json({ approvals: approvals.filter(matches) } satisfies ApprovalList);
+    const next = page.nextPageToken ? { nextPageToken: page.nextPageToken } : {};
+    res.json({ approvals: approvals.filter(matches), ...next } satisfies ApprovalList);
   });
 
   router.get('/:trackingId', async (req, res) => {

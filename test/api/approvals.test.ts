@@ -81,6 +81,36 @@ test('GET /api/approvals lists pending approvals from run memos, with filters', 
 
   const bad = await stack.http('GET', '/api/approvals?status=someday', { token: tokens.alice });
   assert.equal(bad.status, 400);
+
+  // A page a run: every pending approval comes, page after page, each once.
+  const paged: string[] = [];
+  let pageToken = '';
+  let pages = 0;
+  do {
+    const page = await stack.http(
+      'GET',
+      `/api/approvals?limit=1${pageToken ? `&pageToken=${pageToken}` : ''}`,
+      { token: tokens.alice },
+    );
+    assert.equal(page.status, 200, page.text);
+    paged.push(...page.body.approvals.map((a: { trackingId: string }) => a.trackingId));
+    pageToken = page.body.nextPageToken ?? '';
+    pages++;
+  } while (pageToken && pages < 100);
+  assert.ok(pages >= 2, `${pages} page(s)`);
+  assert.ok(paged.includes(trackingId) && paged.includes(deploy!.trackingId));
+  assert.equal(new Set(paged).size, paged.length);
+  assert.deepEqual(new Set(paged), new Set(ids));
+
+  for (const token of ['not+base64', 'x'.repeat(5000)]) {
+    const refused = await stack.http('GET', `/api/approvals?pageToken=${encodeURIComponent(token)}`, {
+      token: tokens.alice,
+    });
+    assert.equal(refused.status, 400, token.slice(0, 20));
+  }
+  const tampered = await stack.http('GET', '/api/approvals?pageToken=AAAAAAAA', { token: tokens.alice });
+  assert.equal(tampered.status, 400, tampered.text);
+  assert.equal(tampered.body.error.code, 'invalid_request');
 });
 
 test('GET /api/approvals/:trackingId shows the proposal, schema and policy; unknown ids are 404', async () => {

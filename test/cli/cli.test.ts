@@ -82,6 +82,22 @@ test('runs start, approvals list, edit (invalid, then valid), runs show', async 
   assert.equal(json.status, 'completed');
 });
 
+test('approvals list reads every page of pending approvals', async () => {
+  const first = await startTransfer();
+  const second = await startTransfer();
+  // One run a request: the two approvals come from two pages at least.
+  const listed = await ok(['approvals', 'list', '--limit', '1']);
+  for (const { trackingId } of [first, second]) assert.ok(listed.includes(trackingId), listed);
+  const json = JSON.parse(await ok(['--json', 'approvals', 'list', '--limit', '1'])) as {
+    approvals: { trackingId: string }[];
+    nextPageToken?: string;
+  };
+  assert.equal(json.nextPageToken, undefined);
+  const ids = json.approvals.map((a) => a.trackingId);
+  assert.ok(ids.includes(first.trackingId) && ids.includes(second.trackingId));
+  for (const run of [first, second]) await ok(['reject', run.trackingId, '--message', 'paging test']);
+});
+
 test('approve, reject with a message, and a second decision refused', async () => {
   const approved = await startTransfer();
   assert.equal((await ok(['approve', approved.trackingId])).trim(), `${approved.trackingId}: approved`);

@@ -27,11 +27,19 @@ export function pendingStore(onChange) {
   return {
     items,
     async load() {
-      const { data } = await api('/api/approvals?status=pending');
-      const listed = new Set(data.approvals.map((a) => a.trackingId));
+      // The API pages by runs; the inbox shows every page.
+      const approvals = [];
+      let pageToken = '';
+      do {
+        const query = pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : '';
+        const { data } = await api(`/api/approvals?status=pending${query}`);
+        approvals.push(...data.approvals);
+        pageToken = data.nextPageToken ?? '';
+      } while (pageToken);
+      const listed = new Set(approvals.map((a) => a.trackingId));
       // Keep what events added that the list does not show yet.
       for (const id of items.keys()) if (!listed.has(id) && !live.has(id)) items.delete(id);
-      for (const a of data.approvals) if (!live.has(a.trackingId)) items.set(a.trackingId, a);
+      for (const a of approvals) if (!live.has(a.trackingId)) items.set(a.trackingId, a);
       onChange();
     },
     async apply(event) {
