@@ -29,8 +29,8 @@ export const ApprovalListQuery = z.strictObject({
   agent: Name.optional(),
   tool: Name.optional(),
   role: Filter.optional(),
-  /** Runs read per page, newest first: 500 for pending approvals, 50 otherwise. */
-  limit: z.coerce.number().int().min(1).max(500).optional(),
+  /** Runs read per page, newest first: 1,000 for pending approvals, 50 otherwise. */
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
   /** The `nextPageToken` of the page before. */
   pageToken: z
     .string()

@@ -6,6 +6,14 @@ const mb = (v: number | undefined) =>
   v === undefined || !Number.isFinite(v) ? '-' : (v / 1048576).toFixed(0);
 const kb = (v: number) => (Number.isFinite(v) ? (v / 1024).toFixed(2) : '-');
 
+/** `devserver 12.3, worker 4.56`, or `-` where nothing was measured. */
+const perProcess = (values: Record<string, number> | undefined, format: (v: number) => string) =>
+  values
+    ? Object.entries(values)
+        .map(([label, v]) => `${label} ${format(v)}`)
+        .join(', ')
+    : '-';
+
 function render(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
@@ -42,23 +50,11 @@ export function formatTables(results: SystemResult[], floor: Summary | undefined
       String(b.size),
       ms(b.pausedMs),
       ms(b.doneMs) + (b.afterEviction ? ' (evicted)' : ''),
-      Object.entries(b.cpuMsPerRunDone)
-        .map(([label, v]) => `${label} ${ms(v)}`)
-        .join(', '),
-      b.inboxCpuMsPerSec
-        ? Object.entries(b.inboxCpuMsPerSec)
-            .map(([label, v]) => `${label} ${ms(v)}`)
-            .join(', ')
-        : '-',
+      perProcess(b.cpuMsPerRunDone, ms),
+      perProcess(b.inboxCpuMsPerSec, ms),
       kb(b.bytesPerPausedRun),
-      Object.entries(b.rssPaused)
-        .map(([label, v]) => `${label} ${mb(v)}`)
-        .join(', '),
-      b.rssEvicted
-        ? Object.entries(b.rssEvicted)
-            .map(([label, v]) => `${label} ${mb(v)}`)
-            .join(', ')
-        : '-',
+      perProcess(b.rssPaused, mb),
+      perProcess(b.rssEvicted, mb),
     ]),
   );
   parts.push(

@@ -73,7 +73,7 @@ export function approvalsRouter(options: ApiOptions): Router {
         client,
         options.namespace,
         `${filter} AND CountersignPending > 0`,
-        query.limit ?? 500,
+        query.limit ?? 1000,
         query.pageToken,
       );
       approvals = page.runs.flatMap((run) => run.pending).filter((a) => a.status === 'pending');

@@ -83,18 +83,25 @@ serveDriver<Run>('countersign-rest', {
     const byRun = new Map(runs.map((run) => [run.runId, run]));
     let waiting = 0;
     while (waiting < runs.length) {
-      const { approvals } = await call<{ approvals: { runId: string; trackingId: string }[] }>(
-        'GET',
-        `/api/approvals?status=pending&agent=${BENCH_AGENT}`,
-      );
       waiting = 0;
-      for (const approval of approvals) {
-        const run = byRun.get(approval.runId);
-        if (run) {
-          run.trackingId = approval.trackingId;
-          waiting++;
+      let pageToken = '';
+      do {
+        const page = await call<{
+          approvals: { runId: string; trackingId: string }[];
+          nextPageToken?: string;
+        }>(
+          'GET',
+          `/api/approvals?status=pending&agent=${BENCH_AGENT}${pageToken ? `&pageToken=${pageToken}` : ''}`,
+        );
+        for (const approval of page.approvals) {
+          const run = byRun.get(approval.runId);
+          if (run) {
+            run.trackingId = approval.trackingId;
+            waiting++;
+          }
         }
-      }
+        pageToken = page.nextPageToken ?? '';
+      } while (pageToken);
       if (waiting < runs.length) await sleep(100);
     }
     return runs;

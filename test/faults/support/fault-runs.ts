@@ -103,11 +103,17 @@ export async function finalView(reviewer: Rest, run: PlannedRun, deadline: numbe
 
 /** Run ids the inbox still lists as waiting. */
 export async function inboxRunIds(reviewer: Rest): Promise<Set<string>> {
-  const reply = await reviewer.retry<{ approvals: { runId: string }[] }>(
-    'GET',
-    '/api/approvals?status=pending',
-    undefined,
-    (r) => r.status === 200,
-  );
-  return new Set(reply.body.approvals.map((a) => a.runId));
+  const ids = new Set<string>();
+  let pageToken = '';
+  do {
+    const reply = await reviewer.retry<{ approvals: { runId: string }[]; nextPageToken?: string }>(
+      'GET',
+      `/api/approvals?status=pending${pageToken ? `&pageToken=${pageToken}` : ''}`,
+      undefined,
+      (r) => r.status === 200,
+    );
+    for (const approval of reply.body.approvals) ids.add(approval.runId);
+    pageToken = reply.body.nextPageToken ?? '';
+  } while (pageToken);
+  return ids;
 }
