@@ -109,8 +109,9 @@ async function batch(system: SystemInstance, args: BenchArgs, size: number, evic
   let rssEvicted: Record<string, number> | undefined;
   if (evict) {
     await system.evict!();
-    // Let the new worker finish starting up before it is weighed.
-    await sleep(2_000);
+    // Let the new worker finish starting up before it is weighed, and before an open inbox's cost
+    // is measured: its start-up takes CPU for several seconds.
+    await sleep(10_000);
     rssEvicted = rssOf(system);
   }
   const inboxCpuMsPerSec = await inboxCpu(system, args.inboxSeconds);
