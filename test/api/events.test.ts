@@ -195,18 +195,26 @@ test('a subscriber resuming after a pause leaves quiet runs out of the worker ca
   // Resuming from a moment after the run last changed: it has nothing new for this subscriber.
   quietRunStaysUncached('events: quiet resume', (runId) => `${Date.now()}~${runId}~1`));
 
-test('a subscriber resuming gets what a still-waiting run did while it was away', async () => {
+/**
+ * A payout that needs two approvals, given one while nobody listens: the run goes on waiting.
+ * `leftAt` is when the subscriber stopped listening, before that approval.
+ */
+async function approvedOnceWhileAway(input: string): Promise<{ runId: string; leftAt: number }> {
   const runId = await stack.startRun(
     'treasury',
-    'events: quorum while away',
+    input,
     tokens.victor,
     calls(call('payout', { supplier: 'acme', amount: 900 })),
     say('Paid.'),
   );
   const [pending] = await stack.waitForPending(runId);
   const leftAt = Date.now();
-  // One of the two approvals it needs, while nobody listens: the run goes on waiting.
   assert.equal((await approve(pending!.trackingId)).status, 200);
+  return { runId, leftAt };
+}
+
+test('a subscriber resuming gets what a still-waiting run did while it was away', async () => {
+  const { runId, leftAt } = await approvedOnceWhileAway('events: quorum while away');
   const stream = await openSse(`${stack.url}/api/events`, tokens.alice, `${leftAt}~${runId}~1`);
   const seen = await stream.until(
     (m) => m.event === 'approval.decided' && (m.data as RunEvent).runId === runId,
@@ -263,16 +271,7 @@ test('a subscriber joining an open feed gets what happens from then on, as the f
 });
 
 test('a subscriber resuming while no worker is up gets what it missed once one is', async () => {
-  const runId = await stack.startRun(
-    'treasury',
-    'events: resume without a worker',
-    tokens.victor,
-    calls(call('payout', { supplier: 'acme', amount: 700 })),
-    say('Paid.'),
-  );
-  const [pending] = await stack.waitForPending(runId);
-  const leftAt = Date.now();
-  assert.equal((await approve(pending!.trackingId)).status, 200);
+  const { runId, leftAt } = await approvedOnceWhileAway('events: resume without a worker');
   await stack.stopWorker();
   const stream = await openSse(`${stack.url}/api/events`, tokens.alice, `${leftAt}~${runId}~1`);
   // Catching up, the stream cannot read the run (a query needs a worker); it tries again.
