@@ -55,10 +55,9 @@ async function* resumed(
     yield* events.filter(missed);
   };
 
+  // Closed runs are listed only if they closed since then.
   for (const info of await listLiveRuns(client, options.namespace, resume.at)) {
-    const changed = info.running
-      ? (await lastChange(client, options.namespace, info.runId)) >= resume.at
-      : (info.closeTime ?? 0) >= resume.at;
+    const changed = !info.running || (await lastChange(client, options.namespace, info.runId)) >= resume.at;
     if (changed) yield* catchUp(info.runId, !info.running);
   }
 
