@@ -165,9 +165,12 @@ export class RunEventFeed {
             ...due(poll, RECHECK_POLLS),
           });
         } else if (!finished.has(runId) && (known || (info.closeTime ?? 0) >= since)) {
+          const events = await readEvents(client, runId, known?.cursor, true);
+          // Not readable now: read again on the next poll, while the run is still listed.
+          if (!events) continue;
           finished.add(runId);
           watched.delete(runId);
-          emit(((await readEvents(client, runId, known?.cursor, true)) ?? []).filter(unseen));
+          emit(events.filter(unseen));
         }
       }
       // A run that has left the list (closed before the lookback) is not followed any more.
