@@ -4,6 +4,14 @@ import type { ApiOptions } from './context.js';
 import { readEvents, type RunEventFeed } from './event-feed.js';
 import { lastChange, listLiveRuns } from './temporal-reads.js';
 
+/**
+ * How much older than its resume point an event of a run that changed since may be and still be
+ * sent. The feed emits a run's events a workflow task and a poll after their time, in the order it
+ * reads runs, so one stamped a little before the last event a subscriber got may not have reached
+ * it. Such events come again rather than never; subscribers apply events by id.
+ */
+const RESUME_SLACK_MS = 30_000;
+
 export interface Resume {
   at: number;
   runId: string;
@@ -46,7 +54,8 @@ async function* resumed(
   // events wait for that read.
   const unread = new Map<string, boolean>();
   const missed = (event: RunEvent) =>
-    Date.parse(event.at) >= resume.at && !(event.runId === resume.runId && event.id <= resume.id);
+    Date.parse(event.at) >= resume.at - RESUME_SLACK_MS &&
+    !(event.runId === resume.runId && event.id <= resume.id);
   const catchUp = async function* (runId: string, closed: boolean) {
     const events = await readEvents(client, runId, undefined, closed);
     if (!events) return void unread.set(runId, closed);

@@ -6,6 +6,7 @@ import { call, calls, say } from '../support/fake-model.js';
 import { holdDeploys, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { pool } from '../faults/support/pool.js';
+import { globalId } from '../../api/sse.js';
 import { openSse } from './sse-reader.js';
 
 let stack: Stack;
@@ -197,9 +198,10 @@ test('a subscriber resuming after a pause leaves quiet runs out of the worker ca
 
 /**
  * A payout that needs two approvals, given one while nobody listens: the run goes on waiting.
- * `leftAt` is when the subscriber stopped listening, before that approval.
+ * `lastSeen` is the global id of the run's last event before that, the one a subscriber that left
+ * then resumes from.
  */
-async function approvedOnceWhileAway(input: string): Promise<{ runId: string; leftAt: number }> {
+async function approvedOnceWhileAway(input: string): Promise<{ runId: string; lastSeen: string }> {
   const runId = await stack.startRun(
     'treasury',
     input,
@@ -208,18 +210,37 @@ async function approvedOnceWhileAway(input: string): Promise<{ runId: string; le
     say('Paid.'),
   );
   const [pending] = await stack.waitForPending(runId);
-  const leftAt = Date.now();
+  const lastSeen = globalId((await stack.state(runId)).events.at(-1)!);
   assert.equal((await approve(pending!.trackingId)).status, 200);
-  return { runId, leftAt };
+  return { runId, lastSeen };
 }
 
 test('a subscriber resuming gets what a still-waiting run did while it was away', async () => {
-  const { runId, leftAt } = await approvedOnceWhileAway('events: quorum while away');
-  const stream = await openSse(`${stack.url}/api/events`, tokens.alice, `${leftAt}~${runId}~1`);
+  const { runId, lastSeen } = await approvedOnceWhileAway('events: quorum while away');
+  const stream = await openSse(`${stack.url}/api/events`, tokens.alice, lastSeen);
   const seen = await stream.until(
     (m) => m.event === 'approval.decided' && (m.data as RunEvent).runId === runId,
   );
   assert.ok(!seen.some((m) => m.event === 'approval.requested' && (m.data as RunEvent).runId === runId));
+  stream.close();
+  await stack.client.workflow.getHandle(runId).cancel();
+});
+
+test('resuming, an event stamped before the resume point but written after it still comes', async () => {
+  // The feed emits a run's events a task and a poll after their time, in the order it reads runs:
+  // a subscriber may have had another run's later-stamped event before this one reached it.
+  const { runId } = await approvedOnceWhileAway('events: stamped before the resume point');
+  const { history } = await stack.client.workflowService.getWorkflowExecutionHistoryReverse({
+    namespace: stack.client.options.namespace,
+    execution: { workflowId: runId },
+    maximumPageSize: 1,
+  });
+  const written = history!.events![0]!.eventTime!;
+  const writtenAt = Number(written.seconds) * 1000 + Math.floor((written.nanos ?? 0) / 1e6);
+  const decided = (await stack.state(runId)).events.find((e) => e.type === 'approval.decided')!;
+  assert.ok(Date.parse(decided.at) <= writtenAt);
+  const stream = await openSse(`${stack.url}/api/events`, tokens.alice, `${writtenAt}~another-run~9`);
+  await stream.until((m) => m.event === 'approval.decided' && (m.data as RunEvent).runId === runId);
   stream.close();
   await stack.client.workflow.getHandle(runId).cancel();
 });
@@ -271,9 +292,9 @@ test('a subscriber joining an open feed gets what happens from then on, as the f
 });
 
 test('a subscriber resuming while no worker is up gets what it missed once one is', async () => {
-  const { runId, leftAt } = await approvedOnceWhileAway('events: resume without a worker');
+  const { runId, lastSeen } = await approvedOnceWhileAway('events: resume without a worker');
   await stack.stopWorker();
-  const stream = await openSse(`${stack.url}/api/events`, tokens.alice, `${leftAt}~${runId}~1`);
+  const stream = await openSse(`${stack.url}/api/events`, tokens.alice, lastSeen);
   // Catching up, the stream cannot read the run (a query needs a worker); it tries again.
   await sleep(3_000);
   await stack.startWorker();
