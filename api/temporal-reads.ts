@@ -56,7 +56,7 @@ export function statusOf(info: WorkflowExecutionInfo): RunStatus {
   }
 }
 
-export function pendingOf(info: Pick<WorkflowExecutionInfo, 'memo' | 'status'>): ApprovalView[] {
+function pendingOf(info: Pick<WorkflowExecutionInfo, 'memo' | 'status'>): ApprovalView[] {
   return pendingFromMemo(info.status.name === 'RUNNING', info.memo?.[PENDING_MEMO_KEY]);
 }
 
