@@ -7,6 +7,7 @@ import { holdDeploys, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { pool } from '../faults/support/pool.js';
 import { globalId } from '../../api/sse.js';
+import { lastChange } from '../../api/temporal-reads.js';
 import { openSse } from './sse-reader.js';
 
 let stack: Stack;
@@ -230,13 +231,7 @@ test('resuming, an event stamped before the resume point but written after it st
   // The feed emits a run's events a task and a poll after their time, in the order it reads runs:
   // a subscriber may have had another run's later-stamped event before this one reached it.
   const { runId } = await approvedOnceWhileAway('events: stamped before the resume point');
-  const { history } = await stack.client.workflowService.getWorkflowExecutionHistoryReverse({
-    namespace: stack.client.options.namespace,
-    execution: { workflowId: runId },
-    maximumPageSize: 1,
-  });
-  const written = history!.events![0]!.eventTime!;
-  const writtenAt = Number(written.seconds) * 1000 + Math.floor((written.nanos ?? 0) / 1e6);
+  const writtenAt = await lastChange(stack.client, stack.client.options.namespace, runId);
   const decided = (await stack.state(runId)).events.find((e) => e.type === 'approval.decided')!;
   assert.ok(Date.parse(decided.at) <= writtenAt);
   const stream = await openSse(`${stack.url}/api/events`, tokens.alice, `${writtenAt}~another-run~9`);
