@@ -16,11 +16,19 @@ import {
 
 const Limit = (fallback: number) => z.coerce.number().int().min(1).max(500).default(fallback);
 const Filter = z.string().min(1).max(200);
+/** The `nextPageToken` of the page before. */
+const PageToken = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,4000}$/, 'a nextPageToken this API returned')
+  .optional();
+/** Present when more runs remain: pass it as `pageToken` for the next page. */
+const NextPageToken = z.string().optional();
 
 export const RunListQuery = z.strictObject({
   status: RunStatus.optional(),
   agent: Name.optional(),
   limit: Limit(100),
+  pageToken: PageToken,
 });
 export type RunListQuery = z.output<typeof RunListQuery>;
 
@@ -31,17 +39,13 @@ export const ApprovalListQuery = z.strictObject({
   role: Filter.optional(),
   /** Runs read per page, newest first: 1,000 for pending approvals, 50 otherwise. */
   limit: z.coerce.number().int().min(1).max(1000).optional(),
-  /** The `nextPageToken` of the page before. */
-  pageToken: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,4000}$/, 'a nextPageToken this API returned')
-    .optional(),
+  pageToken: PageToken,
 });
 export type ApprovalListQuery = z.output<typeof ApprovalListQuery>;
 
 export const RunCreated = z.strictObject({ runId: z.string() });
 export type RunCreated = z.output<typeof RunCreated>;
-export const RunList = z.strictObject({ runs: z.array(RunSummary) });
+export const RunList = z.strictObject({ runs: z.array(RunSummary), nextPageToken: NextPageToken });
 export type RunList = z.output<typeof RunList>;
 /** The run's state plus its audit trail: the approval entries of its event log. */
 export const RunDetail = RunState.extend({ audit: z.array(RunEvent) });
@@ -54,8 +58,7 @@ export const ApprovalSummary = ApprovalView.partial({ schema: true });
 export type ApprovalSummary = z.output<typeof ApprovalSummary>;
 export const ApprovalList = z.strictObject({
   approvals: z.array(ApprovalSummary),
-  /** Present when more runs remain: pass it as `pageToken` for the next page. */
-  nextPageToken: z.string().optional(),
+  nextPageToken: NextPageToken,
 });
 export type ApprovalList = z.output<typeof ApprovalList>;
 export const ApprovalDetail = ApprovalView.extend({ decisions: z.array(RunEvent) });

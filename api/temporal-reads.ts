@@ -8,7 +8,7 @@ import {
 import proto from '@temporalio/proto';
 import {
   PENDING_MEMO_KEY,
-  RunStatus,
+  SEARCH_ATTRIBUTES,
   isRunId,
   type ApprovalView,
   type RunState,
@@ -16,14 +16,12 @@ import {
 } from '../protocol/index.js';
 import { getFinalState, getRunState } from '../client/index.js';
 import { approvalQuery } from '../workflows/definitions.js';
-import { searchAttributeKeys } from '../workflows/search-attributes.js';
 import { HttpError } from './errors.js';
+import { runStatusOf } from './run-status.js';
 
 export const WORKFLOW_TYPE = 'agentWorkflow';
 
 const RUNNING = proto.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
-
-const { agent: agentKey, status: statusKey, pending: pendingKey } = searchAttributeKeys;
 
 /** Values in list queries come from callers: only plain names reach the query string. */
 const SAFE_VALUE = /^[A-Za-z0-9_.:@-]{1,200}$/;
@@ -39,23 +37,6 @@ export function listQuery(filters: Record<string, string | undefined>): string {
   return clauses.join(' AND ');
 }
 
-/** A run's status from the list alone: Temporal's execution status, refined by the run's own attribute. */
-export function statusOf(info: WorkflowExecutionInfo): RunStatus {
-  const own = RunStatus.safeParse(info.typedSearchAttributes.get(statusKey));
-  switch (info.status.name) {
-    case 'RUNNING':
-      if (own.success && (own.data === 'running' || own.data === 'waiting')) return own.data;
-      return (info.typedSearchAttributes.get(pendingKey) ?? 0) > 0 ? 'waiting' : 'running';
-    case 'COMPLETED':
-      // A cancelled run ends cleanly (completes) and says so in its status attribute.
-      return own.success && own.data !== 'running' && own.data !== 'waiting' ? own.data : 'completed';
-    case 'CANCELLED':
-      return 'cancelled';
-    default:
-      return 'failed';
-  }
-}
-
 function pendingOf(info: Pick<WorkflowExecutionInfo, 'memo' | 'status'>): ApprovalView[] {
   return pendingFromMemo(info.status.name === 'RUNNING', info.memo?.[PENDING_MEMO_KEY]);
 }
@@ -64,15 +45,16 @@ function pendingFromMemo(running: boolean, memo: unknown): ApprovalView[] {
   return running && Array.isArray(memo) ? (memo as ApprovalView[]) : [];
 }
 
-/** One page of a list: each run's id and pending approvals, and the token of the next page. */
+/** One page of a list: each run's summary and pending approvals, and the token of the next page. */
 export interface RunPage {
-  runs: { runId: string; pending: ApprovalView[] }[];
+  runs: { summary: RunSummary; pending: ApprovalView[] }[];
   nextPageToken?: string;
 }
 
 /**
  * A page of runs, newest first, with a token for the next page as a URL-safe string. Read raw,
- * decoding only the memo's pending approvals: the SDK's list has no page tokens.
+ * decoding only the memo's pending approvals and Countersign's own search attributes: the SDK's
+ * list has no page tokens.
  */
 export async function listPage(
   client: Client,
@@ -94,44 +76,25 @@ export async function listPage(
       throw err;
     });
   const { payloadConverter } = client.options.loadedDataConverter;
+  const decode = (payload: proto.temporal.api.common.v1.IPayload | null | undefined): unknown =>
+    payload ? payloadConverter.fromPayload(payload) : undefined;
   const runs = (page.executions ?? []).map((info) => {
-    const memo = info.memo?.fields?.[PENDING_MEMO_KEY];
-    return {
+    const attributes = info.searchAttributes?.indexedFields ?? {};
+    const runStatus = runStatusOf(info.status, decode(attributes[SEARCH_ATTRIBUTES.status.name]));
+    const pending = pendingFromMemo(info.status === RUNNING, decode(info.memo?.fields?.[PENDING_MEMO_KEY]));
+    const agent = decode(attributes[SEARCH_ATTRIBUTES.agent.name]);
+    const summary: RunSummary = {
       runId: info.execution?.workflowId ?? '',
-      pending: pendingFromMemo(
-        info.status === RUNNING,
-        memo ? payloadConverter.fromPayload(memo) : undefined,
-      ),
+      agent: typeof agent === 'string' ? agent : '',
+      status: runStatus,
+      pending: pending.length,
+      startedAt: new Date(info.startTime ? timestampMs(info.startTime) : 0).toISOString(),
+      ...(info.closeTime ? { closedAt: new Date(timestampMs(info.closeTime)).toISOString() } : {}),
     };
+    return { summary, pending };
   });
   const next = page.nextPageToken?.length ? Buffer.from(page.nextPageToken).toString('base64url') : undefined;
   return { runs, ...(next ? { nextPageToken: next } : {}) };
-}
-
-export function summaryOf(info: WorkflowExecutionInfo): RunSummary {
-  const status = statusOf(info);
-  return {
-    runId: info.workflowId,
-    agent: info.typedSearchAttributes.get(agentKey) ?? '',
-    status,
-    pending: status === 'waiting' || status === 'running' ? pendingOf(info).length : 0,
-    startedAt: info.startTime.toISOString(),
-    closedAt: info.closeTime?.toISOString(),
-  };
-}
-
-export async function listExecutions(
-  client: Client,
-  query: string,
-  limit: number,
-): Promise<WorkflowExecutionInfo[]> {
-  const found: WorkflowExecutionInfo[] = [];
-  if (limit <= 0) return found;
-  for await (const info of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-    found.push(info);
-    if (found.length >= limit) break;
-  }
-  return found;
 }
 
 /** Bounds what one follower of every run keeps in memory. */

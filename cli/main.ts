@@ -70,11 +70,21 @@ export function buildProgram(): Command {
     .description('list recent runs')
     .option('--status <status>', 'running, waiting, completed, failed or cancelled')
     .option('--agent <agent>', 'only runs of this agent')
-    .action(async (options: { status?: string; agent?: string }, command: Command) => {
-      const { api: client, json } = api(command);
-      const body = await client.get<{ runs: RunSummary[] }>(`/api/runs${queryString(options)}`);
-      print(json ? JSON.stringify(body, null, 2) : runsTable(body.runs));
-    });
+    .option('--limit <runs>', 'runs per page, newest first (default 100)')
+    .option('--page-token <token>', 'go on from the page a list stopped at')
+    .action(
+      async (
+        options: { status?: string; agent?: string; limit?: string; pageToken?: string },
+        command: Command,
+      ) => {
+        const { api: client, json } = api(command);
+        const body = await client.get<{ runs: RunSummary[]; nextPageToken?: string }>(
+          `/api/runs${queryString(options)}`,
+        );
+        print(json ? JSON.stringify(body, null, 2) : runsTable(body.runs));
+        if (!json && body.nextPageToken) print(`More: --page-token ${body.nextPageToken}`);
+      },
+    );
   runs
     .command('show')
     .description('show a run: status, transcript, pending approvals, audit trail, output')

@@ -82,7 +82,7 @@ export function approvalsRouter(options: ApiOptions): Router {
       const filter = listQuery({ CountersignAgent: query.agent });
       page = await listPage(client, options.namespace, filter, query.limit ?? 50, query.pageToken);
       const states = await Promise.all(
-        page.runs.map((run) => readState(client, run.runId).catch(() => null)),
+        page.runs.map((run) => readState(client, run.summary.runId).catch(() => null)),
       );
       approvals = states
         .flatMap((state) => state?.approvals ?? [])

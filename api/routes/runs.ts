@@ -6,7 +6,8 @@ import type { ApiOptions } from '../context.js';
 import { HttpError, parse } from '../errors.js';
 import { AUDIT_EVENTS, RunListQuery, type CancelAccepted, type RunDetail, type RunList } from '../schemas.js';
 import { runEventStream } from '../sse.js';
-import { describeRun, listExecutions, listQuery, readState, summaryOf } from '../temporal-reads.js';
+import { runStatusClause } from '../run-status.js';
+import { describeRun, listPage, listQuery, readState } from '../temporal-reads.js';
 
 export function runsRouter(options: ApiOptions): Router {
   const { client } = options;
@@ -42,18 +43,16 @@ export function runsRouter(options: ApiOptions): Router {
 
   router.get('/', async (req, res) => {
     const query = parse(RunListQuery, req.query, 'query');
-    const running = query.status === 'running' || query.status === 'waiting';
-    const infos = await listExecutions(
+    const filter = listQuery({ CountersignAgent: query.agent });
+    const page = await listPage(
       client,
-      listQuery({ CountersignAgent: query.agent, ExecutionStatus: running ? 'Running' : undefined }),
-      // Status is refined from each run's attributes, so read past the limit when filtering on it.
-      query.status ? query.limit * 4 : query.limit,
+      options.namespace,
+      query.status ? `${filter} AND ${runStatusClause(query.status)}` : filter,
+      query.limit,
+      query.pageToken,
     );
-    const runs = infos
-      .map(summaryOf)
-      .filter((run) => !query.status || run.status === query.status)
-      .slice(0, query.limit);
-    res.json({ runs } satisfies RunList);
+    const next = page.nextPageToken ? { nextPageToken: page.nextPageToken } : {};
+    res.json({ runs: page.runs.map((run) => run.summary), ...next } satisfies RunList);
   });
 
   router.get('/:runId', async (req, res) => {

@@ -133,6 +133,61 @@ test('GET /api/runs lists runs, filtered by agent and status', async () => {
   assert.equal(bad.body.error.fields[0].path, 'status');
 });
 
+test('GET /api/runs filters by status exactly and pages: limit, pageToken, nextPageToken', async () => {
+  const done = await stack.startRun('bank', 'runs: page done', tokens.alice, say('Nothing to do.'));
+  assert.equal((await stack.result(done)).status, 'completed');
+  // Newer runs of another status in front of it.
+  const waiting: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const runId = await stack.startRun(
+      'bank',
+      `runs: page wait ${i}`,
+      tokens.alice,
+      transfer(2000 + i),
+      say('x'),
+    );
+    await stack.waitForPending(runId);
+    waiting.push(runId);
+  }
+
+  const first = await stack.http('GET', '/api/runs?status=completed&limit=1', { token: tokens.alice });
+  assert.equal(first.status, 200);
+  assert.deepEqual(
+    first.body.runs.map((r: { runId: string; status: string }) => [r.runId, r.status]),
+    [[done, 'completed']],
+  );
+
+  const listed: string[] = [];
+  let pageToken: string | undefined;
+  let pages = 0;
+  do {
+    const page = await stack.http(
+      'GET',
+      `/api/runs?status=waiting&agent=bank&limit=2${pageToken ? `&pageToken=${pageToken}` : ''}`,
+      { token: tokens.alice },
+    );
+    assert.equal(page.status, 200);
+    assert.ok(page.body.runs.length <= 2);
+    assert.ok(
+      page.body.runs.every(
+        (r: { status: string; pending: number }) => r.status === 'waiting' && r.pending === 1,
+      ),
+    );
+    listed.push(...page.body.runs.map((r: { runId: string }) => r.runId));
+    pageToken = page.body.nextPageToken;
+    pages++;
+  } while (pageToken);
+  assert.ok(pages >= 3, `${pages} pages of at most 2 runs`);
+  assert.equal(new Set(listed).size, listed.length, 'no run listed twice');
+  for (const runId of waiting) assert.ok(listed.includes(runId), `${runId} listed`);
+
+  const tampered = await stack.http('GET', '/api/runs?status=waiting&pageToken=bm90LWEtdG9rZW4', {
+    token: tokens.alice,
+  });
+  assert.equal(tampered.status, 400);
+  assert.equal(tampered.body.error.code, 'invalid_request');
+});
+
 test('POST /api/runs/:runId/cancel settles pending approvals as cancelled and ends the run', async () => {
   const runId = await stack.startRun('bank', 'runs: cancel me', tokens.bob, transfer(2000), say('never'));
   const [pending] = await stack.waitForPending(runId);

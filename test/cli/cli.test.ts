@@ -98,6 +98,20 @@ test('approvals list reads every page of pending approvals', async () => {
   for (const run of [first, second]) await ok(['reject', run.trackingId, '--message', 'paging test']);
 });
 
+test('runs list pages with --limit and --page-token', async () => {
+  const first = await startTransfer();
+  const second = await startTransfer();
+  // Newest first, one run a page: the second run, then a hint that leads to the first.
+  const page = await ok(['runs', 'list', '--status', 'waiting', '--limit', '1']);
+  assert.match(page, new RegExp(`${second.runId}\\s+bank-transfer\\s+waiting\\s+1`));
+  assert.ok(!page.includes(first.runId), page);
+  const token = /More: --page-token (\S+)/.exec(page)?.[1];
+  assert.ok(token, page);
+  const next = await ok(['runs', 'list', '--status', 'waiting', '--limit', '1', '--page-token', token]);
+  assert.match(next, new RegExp(`${first.runId}\\s+bank-transfer\\s+waiting\\s+1`));
+  for (const run of [first, second]) await ok(['reject', run.trackingId, '--message', 'paging test']);
+});
+
 test('approve, reject with a message, and a second decision refused', async () => {
   const approved = await startTransfer();
   assert.equal((await ok(['approve', approved.trackingId])).trim(), `${approved.trackingId}: approved`);
