@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { getRunEvents } from '../client/index.js';
-import { lastChange, listLiveRuns, liveHistoryLength } from './temporal-reads.js';
+import { lastChange, lastTaskBefore, listLiveRuns, liveHistoryLength } from './temporal-reads.js';
 
 /**
  * How far before the previous poll each poll asks for closed runs: a real cluster's visibility
@@ -105,6 +105,20 @@ export class RunEventFeed {
     const emit = (events: RunEvent[]) => {
       for (const event of events) this.emitter.emit('event', event);
     };
+    /**
+     * A run's events the feed has not emitted: after its cursor, or, for a run not read before,
+     * those written since the feed started. The latter are told by the run's history, not by the
+     * feed's clock: the events of a workflow task that was in flight when the feed started carry
+     * that task's earlier start time. Undefined when the run cannot be read now.
+     */
+    const readUnseen = async (runId: string, cursor: number | undefined, closed: boolean) => {
+      const from = cursor === undefined ? await lastTaskBefore(client, namespace, runId, since) : undefined;
+      if (cursor === undefined && from === undefined) return undefined;
+      const events = await readEvents(client, runId, cursor, closed);
+      if (!events) return undefined;
+      const unseen = from === undefined ? events : events.filter((event) => Date.parse(event.at) >= from);
+      return { unseen, last: events.at(-1)?.id };
+    };
     for (let poll = 0; ; poll++) {
       if (this.emitter.listenerCount('event') === 0) {
         this.polling = false;
@@ -116,10 +130,6 @@ export class RunEventFeed {
       for (const info of infos) {
         const { runId } = info;
         const known = watched.get(runId);
-        // Events the feed has not read before: after its cursor, or, for a run it has not read yet,
-        // since the feed started.
-        const unseen = (event: RunEvent) =>
-          known?.cursor !== undefined ? event.id > known.cursor : Date.parse(event.at) >= since;
         if (info.running) {
           // A run already there when the feed started has nothing to say until its history grows.
           if (!known && poll === 0) {
@@ -151,26 +161,26 @@ export class RunEventFeed {
               }
             }
           }
-          const events = await readEvents(client, runId, known?.cursor, false);
-          if (!events) {
+          const read = await readUnseen(runId, known?.cursor, false);
+          if (!read) {
             // Not readable now (no worker up): look again on the next poll.
             if (known) known.nextCheck = poll + 1;
             continue;
           }
-          emit(events.filter(unseen));
+          emit(read.unseen);
           watched.set(runId, {
-            cursor: events.at(-1)?.id ?? known?.cursor,
+            cursor: read.last ?? known?.cursor,
             listedLength: info.historyLength,
             historyLength,
             ...due(poll, RECHECK_POLLS),
           });
         } else if (!finished.has(runId) && (known || (info.closeTime ?? 0) >= since)) {
-          const events = await readEvents(client, runId, known?.cursor, true);
+          const read = await readUnseen(runId, known?.cursor, true);
           // Not readable now: read again on the next poll, while the run is still listed.
-          if (!events) continue;
+          if (!read) continue;
           finished.add(runId);
           watched.delete(runId);
-          emit(events.filter(unseen));
+          emit(read.unseen);
         }
       }
       // A run that has left the list (closed before the lookback) is not followed any more.

@@ -162,6 +162,39 @@ export async function liveHistoryLength(
   }
 }
 
+/**
+ * When the run's last workflow task to complete before `before` (epoch ms) completed; -Infinity
+ * when none did; undefined when the history cannot be read now. A run stamps its events with the
+ * start of the workflow task that wrote them, and its tasks run one after another, so every event
+ * written from `before` on is stamped at or after this moment. A server-only read (no worker).
+ */
+export async function lastTaskBefore(
+  client: Client,
+  namespace: string,
+  runId: string,
+  before: number,
+): Promise<number | undefined> {
+  let nextPageToken: Uint8Array | undefined;
+  try {
+    do {
+      const page = await client.workflowService.getWorkflowExecutionHistoryReverse({
+        namespace,
+        execution: { workflowId: runId },
+        maximumPageSize: 50,
+        nextPageToken,
+      });
+      for (const event of page.history?.events ?? []) {
+        const time = event.eventTime ? timestampMs(event.eventTime) : 0;
+        if (event.workflowTaskCompletedEventAttributes && time < before) return time;
+      }
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+    return Number.NEGATIVE_INFINITY;
+  } catch {
+    return undefined;
+  }
+}
+
 function timestampMs(time: { seconds?: unknown; nanos?: number | null }): number {
   return Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6);
 }

@@ -51,7 +51,10 @@ export interface Stack {
   cachedRuns(): number;
   /** How many calls of this Temporal method (`ListWorkflowExecutions`...) the API has made. */
   apiCalls(method: string): number;
-  startWorker(): Promise<void>;
+  /** Starts the worker again; `address` connects it elsewhere (a proxy in front of Temporal). */
+  startWorker(options?: { address?: string }): Promise<void>;
+  /** Where Temporal (the devserver, or TEMPORAL_ADDRESS) listens. */
+  temporalAddress: string;
   close(): Promise<void>;
 }
 
@@ -131,6 +134,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     dataDir,
     signingSecret,
     approvers,
+    temporalAddress: temporal.address,
     async http(method, route, opts = {}) {
       const response = await fetch(url + route, {
         method,
@@ -184,8 +188,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     cachedRuns: () => worker.worker.getStatus().numCachedWorkflows,
     apiCalls: (method) => apiCallCounts.get(method) ?? 0,
-    async startWorker() {
-      worker = await startTestWorker({ ...workerOptions, taskQueue: worker.taskQueue });
+    async startWorker({ address = temporal.address } = {}) {
+      worker = await startTestWorker({ ...workerOptions, address, taskQueue: worker.taskQueue });
       workerRunning = true;
     },
     async close() {
