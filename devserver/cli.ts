@@ -36,3 +36,5 @@ const shutdown = () => {
 };
 process.on('SIGINT', shutdown);
 process.on('SIGTERM', shutdown);
+// Started by a parent with an IPC channel (a test, a supervisor): go when the parent goes.
+process.on('disconnect', shutdown);
