@@ -5,6 +5,7 @@ import { launchChromium } from '../support/chromium.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { toolRuns, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { pool } from '../faults/support/pool.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -197,4 +198,46 @@ test('a question from ask_human is answered from the inbox, and the model gets t
   await page.locator('section[aria-label="Outcome"] .chip', { hasText: 'responded' }).waitFor();
   assert.equal((await stack.result(runId)).status, 'completed');
   assert.ok([...conversation.toolMessages().values()].some((m) => m.includes('payroll')));
+});
+
+test('older runs and decisions are a click away: the lists page', async () => {
+  const rejected = await stack.startRun(
+    'bank',
+    'e2e: old decision',
+    tokens.victor,
+    calls(call('transfer', { from: 'ops', to: 'acme', amount: 5000 })),
+    say('Not sent.'),
+  );
+  const [pending] = await stack.waitForPending(rejected);
+  const decision = await stack.http('POST', `/api/approvals/${pending!.trackingId}/decision`, {
+    token: tokens.alice,
+    body: { type: 'reject', message: 'Too much.' },
+  });
+  assert.equal(decision.status, 200);
+  await stack.result(rejected);
+  // A page of newer runs in front of it, each answered at once.
+  const newer = await pool(
+    Array.from({ length: 50 }, (_, i) => `e2e: newer ${i}`),
+    8,
+    (input) => stack.startRun('bank', input, tokens.victor, say('Done.')),
+  );
+  await pool(newer, 8, (runId) => stack.result(runId));
+
+  await page.goto(`${stack.url}/#/decided`);
+  await page.getByRole('heading', { name: 'Decided' }).waitFor();
+  const card = page.locator(`a[href="#/approvals/${encodeURIComponent(pending!.trackingId)}"]`);
+  assert.equal(await card.count(), 0, 'the first page covers only the newest runs');
+  await page.getByRole('button', { name: 'Show older decisions' }).click();
+  await card.waitFor();
+
+  await page.goto(`${stack.url}/#/runs`);
+  await page.getByRole('heading', { name: 'Runs' }).waitFor();
+  const rows = page.locator('tbody tr');
+  const link = page.getByRole('link', { name: rejected });
+  await page.getByRole('link', { name: newer.at(-1)! }).waitFor();
+  assert.equal(await rows.count(), 50);
+  assert.equal(await link.count(), 0);
+  await page.getByRole('button', { name: 'Show older runs' }).click();
+  await link.waitFor();
+  assert.ok((await rows.count()) > 50);
 });

@@ -1,4 +1,5 @@
 import { api, ApiError } from './api.js';
+import { pageQuery } from './paged.js';
 
 /**
  * The approvals waiting for a decision. The list call reads Temporal's visibility, which may trail
@@ -31,8 +32,7 @@ export function pendingStore(onChange) {
       const approvals = [];
       let pageToken = '';
       do {
-        const query = pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : '';
-        const { data } = await api(`/api/approvals?status=pending${query}`);
+        const { data } = await api(`/api/approvals?status=pending${pageQuery(pageToken)}`);
         approvals.push(...data.approvals);
         pageToken = data.nextPageToken ?? '';
       } while (pageToken);

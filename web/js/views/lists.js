@@ -1,5 +1,6 @@
 import { api } from '../api.js';
 import { h, statusChip, when } from '../dom.js';
+import { pagedList, pageQuery } from '../paged.js';
 
 function card(a) {
   const quorum = a.requiredApprovals > 1 ? ` · ${a.approvals.length}/${a.requiredApprovals} approvals` : '';
@@ -55,14 +56,21 @@ export async function decidedView() {
   const title = 'Decided';
   const list = h('ul', { class: 'cards', 'aria-label': title });
   const note = h('p', { class: 'muted' });
-  async function load() {
-    const { data } = await api('/api/approvals?status=decided');
-    render(list, note, data.approvals, 'No decided approvals yet.');
-  }
-  await load();
+  // The API pages decided approvals by run: a page may hold none and still have older ones after it.
+  const decided = pagedList(
+    async (pageToken) => {
+      const { data } = await api(`/api/approvals?status=decided${pageQuery(pageToken)}`);
+      return { items: data.approvals, nextPageToken: data.nextPageToken };
+    },
+    {
+      label: 'Show older decisions',
+      onChange: (items) => render(list, note, items, 'No decided approvals yet.'),
+    },
+  );
+  await decided.reload();
   return {
-    element: h('section', {}, h('h1', {}, title), note, list),
+    element: h('section', {}, h('h1', {}, title), note, list, h('div', { class: 'row' }, decided.button)),
     wants: (event) => event.type === 'approval.settled',
-    reload: load,
+    reload: decided.reload,
   };
 }

@@ -1,7 +1,11 @@
 import { api } from '../api.js';
 import { append, clear, h, statusChip, when } from '../dom.js';
+import { pagedList, pageQuery } from '../paged.js';
 import { auditView } from './audit.js';
 import { transcriptView } from './transcript.js';
+
+/** Runs a page: a screenful or two, newest first. */
+const RUNS_PAGE = 50;
 
 function startForm(ctx, onStarted) {
   const agents = ctx.state.agents;
@@ -45,23 +49,30 @@ function startForm(ctx, onStarted) {
 
 export async function runsView(ctx) {
   const body = h('tbody');
-  async function load() {
-    const { data } = await api('/api/runs?limit=100');
-    body.replaceChildren(
-      ...data.runs.map((r) =>
-        h(
-          'tr',
-          {},
-          h('td', {}, h('a', { href: `#/runs/${encodeURIComponent(r.runId)}` }, r.runId)),
-          h('td', {}, r.agent),
-          h('td', {}, statusChip(r.status)),
-          h('td', {}, String(r.pending)),
-          h('td', {}, when(r.startedAt)),
+  const runs = pagedList(
+    async (pageToken) => {
+      const { data } = await api(`/api/runs?limit=${RUNS_PAGE}${pageQuery(pageToken)}`);
+      return { items: data.runs, nextPageToken: data.nextPageToken };
+    },
+    {
+      label: 'Show older runs',
+      onChange: (items) =>
+        body.replaceChildren(
+          ...items.map((r) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, h('a', { href: `#/runs/${encodeURIComponent(r.runId)}` }, r.runId)),
+              h('td', {}, r.agent),
+              h('td', {}, statusChip(r.status)),
+              h('td', {}, String(r.pending)),
+              h('td', {}, when(r.startedAt)),
+            ),
+          ),
         ),
-      ),
-    );
-  }
-  await load();
+    },
+  );
+  await runs.reload();
   return {
     element: h(
       'section',
@@ -87,10 +98,11 @@ export async function runsView(ctx) {
           body,
         ),
       ),
+      h('div', { class: 'row' }, runs.button),
     ),
     wants: (event) =>
       event.type === 'run.started' || event.type === 'run.finished' || event.type.startsWith('approval.'),
-    reload: load,
+    reload: runs.reload,
   };
 }
 

@@ -1,0 +1,49 @@
+import { h } from './dom.js';
+
+/** The query parameter that asks for the page after `pageToken`, if any. */
+export const pageQuery = (pageToken) => (pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : '');
+
+/**
+ * A list the API serves a page at a time, newest first. `more` appends the next page; `reload`
+ * reads again as many pages as are shown, so a live update keeps what the reader has opened.
+ * `fetchPage(pageToken)` resolves to `{ items, nextPageToken }`.
+ */
+export function pagedList(fetchPage, { label, onChange }) {
+  let items = [];
+  let pages = 0;
+  let next = '';
+  const button = h('button', { type: 'button', hidden: true, onclick: () => more() }, label);
+
+  const settle = (token) => {
+    next = token ?? '';
+    button.hidden = next === '';
+    onChange(items);
+  };
+  async function more() {
+    button.disabled = true;
+    try {
+      const page = await fetchPage(next);
+      items = [...items, ...page.items];
+      pages++;
+      settle(page.nextPageToken);
+    } finally {
+      button.disabled = false;
+    }
+  }
+  return {
+    button,
+    async reload() {
+      const read = [];
+      let token = '';
+      for (let i = 0; i < Math.max(pages, 1); i++) {
+        const page = await fetchPage(token);
+        read.push(...page.items);
+        token = page.nextPageToken ?? '';
+        if (!token) break;
+      }
+      items = read;
+      pages = Math.max(pages, 1);
+      settle(token);
+    },
+  };
+}
