@@ -260,6 +260,18 @@ test('inbox subscribers share one feed: four open streams list the runs no more 
   assert.ok(four < one * 2, `four subscribers listed ${four} times, one subscriber ${one} times`);
 });
 
+test('the feed stops polling once its last subscriber has gone', async () => {
+  const stream = await openSse(`${stack.url}/api/events`, tokens.alice);
+  const opened = stack.apiCalls('ListWorkflowExecutions');
+  while (stack.apiCalls('ListWorkflowExecutions') === opened) await sleep(20);
+  stream.close();
+  // The poll under way ends; the next finds nobody listening.
+  await sleep(1_000);
+  const before = stack.apiCalls('ListWorkflowExecutions');
+  await sleep(2_000);
+  assert.equal(stack.apiCalls('ListWorkflowExecutions') - before, 0, 'lists with nobody listening');
+});
+
 test('a subscriber joining an open feed gets what happens from then on, as the first one does', async () => {
   const first = await openSse(`${stack.url}/api/events`, tokens.alice);
   const runId = await stack.startRun(
