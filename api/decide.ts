@@ -12,7 +12,7 @@ import {
 import { publicApprover } from './auth.js';
 import { checkDecision } from './edit-validation.js';
 import { HttpError } from './errors.js';
-import { onRun, readApproval, readPendingFromMemo } from './temporal-reads.js';
+import { onRun, readApproval, readPendingFromMemo } from './run-reads.js';
 
 export const REFUSAL_STATUS: Record<RefusalCode, number> = {
   unknown_approval: 404,

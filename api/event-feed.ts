@@ -4,7 +4,8 @@ import type { Client } from '@temporalio/client';
 import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { getRunEvents } from '../client/index.js';
-import { lastChange, lastTaskBefore, listLiveRuns, liveHistoryLength } from './temporal-reads.js';
+import { lastChange, lastTaskBefore, liveHistoryLength } from './history-reads.js';
+import { listLiveRuns } from './run-lists.js';
 
 /**
  * How far before the previous poll each poll asks for closed runs: a real cluster's visibility

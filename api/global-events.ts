@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { readEvents, type RunEventFeed } from './event-feed.js';
-import { lastChange, listLiveRuns } from './temporal-reads.js';
+import { lastChange } from './history-reads.js';
+import { listLiveRuns } from './run-lists.js';
 
 /**
  * How much older than its resume point an event of a run that changed since may be and still be

@@ -7,7 +7,7 @@ import { historyChanges } from './history-watch.js';
 import type { RunEventFeed } from './event-feed.js';
 import { globalEvents, type Resume } from './global-events.js';
 import { getRunEvents } from '../client/index.js';
-import { describeRun } from './temporal-reads.js';
+import { describeRun } from './run-reads.js';
 
 /** Opens the stream; its `signal` aborts when the subscriber goes away. */
 async function open(req: Request, res: Response): Promise<{ session: Session; signal: AbortSignal }> {

@@ -21,7 +21,8 @@ import {
   type DecisionApplied,
   type DecisionSubmitted,
 } from '../schemas.js';
-import { listPage, listQuery, readApproval, readState, type RunPage } from '../temporal-reads.js';
+import { listPage, listQuery, type RunPage } from '../run-lists.js';
+import { readApproval, readState } from '../run-reads.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 

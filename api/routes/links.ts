@@ -8,7 +8,7 @@ import type { ApiOptions } from '../context.js';
 import { decide, refusal } from '../decide.js';
 import { HttpError } from '../errors.js';
 import { confirmPage, messagePage } from '../link-pages.js';
-import { readApproval } from '../temporal-reads.js';
+import { readApproval } from '../run-reads.js';
 
 const Form = z.object({ message: z.string().max(4_000).optional() });
 

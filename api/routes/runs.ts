@@ -7,7 +7,8 @@ import { HttpError, parse } from '../errors.js';
 import { AUDIT_EVENTS, RunListQuery, type CancelAccepted, type RunDetail, type RunList } from '../schemas.js';
 import { runEventStream } from '../sse.js';
 import { runStatusClause } from '../run-status.js';
-import { describeRun, listPage, listQuery, readState } from '../temporal-reads.js';
+import { listPage, listQuery } from '../run-lists.js';
+import { describeRun, readState } from '../run-reads.js';
 
 export function runsRouter(options: ApiOptions): Router {
   const { client } = options;

@@ -7,7 +7,7 @@ import { holdDeploys, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { pool } from '../faults/support/pool.js';
 import { globalId } from '../../api/sse.js';
-import { lastChange } from '../../api/temporal-reads.js';
+import { lastChange } from '../../api/history-reads.js';
 import { openSse } from './sse-reader.js';
 
 let stack: Stack;

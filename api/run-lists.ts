@@ -1,25 +1,18 @@
+/** Lists of runs, read raw from Temporal's visibility store: the inbox, the runs list, the event feed. */
 import { status } from '@grpc/grpc-js';
-import {
-  isGrpcServiceError,
-  WorkflowNotFoundError,
-  type Client,
-  type WorkflowExecutionInfo,
-} from '@temporalio/client';
+import { isGrpcServiceError, type Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import {
   PENDING_MEMO_KEY,
   SEARCH_ATTRIBUTES,
-  isRunId,
   type ApprovalView,
-  type RunState,
   type RunSummary,
 } from '../protocol/index.js';
-import { getFinalState, getRunState } from '../client/index.js';
-import { approvalQuery } from '../workflows/definitions.js';
 import { HttpError } from './errors.js';
+import { timestampMs } from './history-reads.js';
 import { runStatusOf } from './run-status.js';
 
-export const WORKFLOW_TYPE = 'agentWorkflow';
+const WORKFLOW_TYPE = 'agentWorkflow';
 
 const RUNNING = proto.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
 
@@ -37,11 +30,8 @@ export function listQuery(filters: Record<string, string | undefined>): string {
   return clauses.join(' AND ');
 }
 
-function pendingOf(info: Pick<WorkflowExecutionInfo, 'memo' | 'status'>): ApprovalView[] {
-  return pendingFromMemo(info.status.name === 'RUNNING', info.memo?.[PENDING_MEMO_KEY]);
-}
-
-function pendingFromMemo(running: boolean, memo: unknown): ApprovalView[] {
+/** The pending approvals a run's memo lists; none once it has closed. */
+export function pendingFromMemo(running: boolean, memo: unknown): ApprovalView[] {
   return running && Array.isArray(memo) ? (memo as ApprovalView[]) : [];
 }
 
@@ -143,127 +133,4 @@ export async function listLiveRuns(
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken && runs.length < FOLLOW_LIMIT);
   return runs;
-}
-
-/** A run's live history length, from the server alone (no worker); undefined when it cannot be read. */
-export async function liveHistoryLength(
-  client: Client,
-  namespace: string,
-  runId: string,
-): Promise<number | undefined> {
-  try {
-    const { workflowExecutionInfo } = await client.workflowService.describeWorkflowExecution({
-      namespace,
-      execution: { workflowId: runId },
-    });
-    return Number(workflowExecutionInfo?.historyLength ?? 0);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * When the run's last workflow task to complete before `before` (epoch ms) completed; -Infinity
- * when none did; undefined when the history cannot be read now. A run stamps its events with the
- * start of the workflow task that wrote them, and its tasks run one after another, so every event
- * written from `before` on is stamped at or after this moment. A server-only read (no worker).
- */
-export async function lastTaskBefore(
-  client: Client,
-  namespace: string,
-  runId: string,
-  before: number,
-): Promise<number | undefined> {
-  let nextPageToken: Uint8Array | undefined;
-  try {
-    do {
-      const page = await client.workflowService.getWorkflowExecutionHistoryReverse({
-        namespace,
-        execution: { workflowId: runId },
-        maximumPageSize: 50,
-        nextPageToken,
-      });
-      for (const event of page.history?.events ?? []) {
-        const time = event.eventTime ? timestampMs(event.eventTime) : 0;
-        if (event.workflowTaskCompletedEventAttributes && time < before) return time;
-      }
-      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
-    } while (nextPageToken);
-    return Number.NEGATIVE_INFINITY;
-  } catch {
-    return undefined;
-  }
-}
-
-function timestampMs(time: { seconds?: unknown; nanos?: number | null }): number {
-  return Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6);
-}
-
-/** Runs the call; an unknown or malformed run id is a 404. */
-export async function onRun<T>(runId: string, read: () => Promise<T>): Promise<T> {
-  if (!isRunId(runId)) throw new HttpError(404, `no run ${runId}`, { code: 'not_found' });
-  try {
-    return await read();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError)
-      throw new HttpError(404, `no run ${runId}`, { code: 'not_found' });
-    throw err;
-  }
-}
-
-export function runHandle(client: Client, runId: string) {
-  return client.workflow.getHandle(runId);
-}
-
-export function readState(client: Client, runId: string): Promise<RunState> {
-  return onRun(runId, () => getRunState(client, runId));
-}
-
-export function readApproval(
-  client: Client,
-  runId: string,
-  trackingId: string,
-): Promise<ApprovalView | null> {
-  return onRun(runId, async () => {
-    const handle = runHandle(client, runId);
-    const { status } = await handle.describe();
-    const final = status.name !== 'RUNNING' ? await getFinalState(client, runId) : undefined;
-    if (final) return final.approvals.find((approval) => approval.trackingId === trackingId) ?? null;
-    return handle.query(approvalQuery, trackingId);
-  });
-}
-
-/**
- * A pending approval as the run's memo shows it (without its schema), read from Temporal alone:
- * no worker needs to be up, so a decision can be taken while every worker is down.
- */
-export async function readPendingFromMemo(
-  client: Client,
-  runId: string,
-  trackingId: string,
-): Promise<ApprovalView | null> {
-  const info = await describeRun(client, runId);
-  return pendingOf(info).find((view) => view.trackingId === trackingId) ?? null;
-}
-
-export async function describeRun(client: Client, runId: string) {
-  return onRun(runId, () => runHandle(client, runId).describe());
-}
-
-/**
- * When the run's history last grew: the time of its last event, a server-only read (no worker).
- * Unknown counts as now, so the run is read.
- */
-export async function lastChange(client: Client, namespace: string, runId: string): Promise<number> {
-  try {
-    const { history } = await client.workflowService.getWorkflowExecutionHistoryReverse({
-      namespace,
-      execution: { workflowId: runId },
-      maximumPageSize: 1,
-    });
-    const time = history?.events?.[0]?.eventTime;
-    return time ? timestampMs(time) : Date.now();
-  } catch {
-    return Date.now();
-  }
 }

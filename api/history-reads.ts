@@ -1,0 +1,77 @@
+/**
+ * A run's history as the server alone knows it (no worker): how the event feed tells which runs
+ * changed, and since when, without waking quiet ones.
+ */
+import type { Client } from '@temporalio/client';
+
+/** A run's live history length, from the server alone (no worker); undefined when it cannot be read. */
+export async function liveHistoryLength(
+  client: Client,
+  namespace: string,
+  runId: string,
+): Promise<number | undefined> {
+  try {
+    const { workflowExecutionInfo } = await client.workflowService.describeWorkflowExecution({
+      namespace,
+      execution: { workflowId: runId },
+    });
+    return Number(workflowExecutionInfo?.historyLength ?? 0);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * When the run's last workflow task to complete before `before` (epoch ms) completed; -Infinity
+ * when none did; undefined when the history cannot be read now. A run stamps its events with the
+ * start of the workflow task that wrote them, and its tasks run one after another, so every event
+ * written from `before` on is stamped at or after this moment. A server-only read (no worker).
+ */
+export async function lastTaskBefore(
+  client: Client,
+  namespace: string,
+  runId: string,
+  before: number,
+): Promise<number | undefined> {
+  let nextPageToken: Uint8Array | undefined;
+  try {
+    do {
+      const page = await client.workflowService.getWorkflowExecutionHistoryReverse({
+        namespace,
+        execution: { workflowId: runId },
+        maximumPageSize: 50,
+        nextPageToken,
+      });
+      for (const event of page.history?.events ?? []) {
+        const time = event.eventTime ? timestampMs(event.eventTime) : 0;
+        if (event.workflowTaskCompletedEventAttributes && time < before) return time;
+      }
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+    return Number.NEGATIVE_INFINITY;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * When the run's history last grew: the time of its last event, a server-only read (no worker).
+ * Unknown counts as now, so the run is read.
+ */
+export async function lastChange(client: Client, namespace: string, runId: string): Promise<number> {
+  try {
+    const { history } = await client.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace,
+      execution: { workflowId: runId },
+      maximumPageSize: 1,
+    });
+    const time = history?.events?.[0]?.eventTime;
+    return time ? timestampMs(time) : Date.now();
+  } catch {
+    return Date.now();
+  }
+}
+
+export function timestampMs(time: { seconds?: unknown; nanos?: number | null }): number {
+  return Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6);
+}
