@@ -5,7 +5,7 @@ import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { getRunEvents } from '../client/index.js';
 import { lastChange, lastTaskBefore, liveHistoryLength } from './history-reads.js';
-import { listLiveRuns } from './run-lists.js';
+import { listLiveRuns, type LiveRun } from './run-lists.js';
 
 /**
  * How far before the previous poll each poll asks for closed runs: a real cluster's visibility
@@ -110,15 +110,19 @@ export class RunEventFeed {
      * A run's events the feed has not emitted: after its cursor, or, for a run not read before,
      * those written since the feed started. The latter are told by the run's history, not by the
      * feed's clock: the events of a workflow task that was in flight when the feed started carry
-     * that task's earlier start time. Undefined when the run cannot be read now.
+     * that task's earlier start time. A run that started since has nothing to tell apart. Undefined
+     * when the run cannot be read now.
      */
-    const readUnseen = async (runId: string, cursor: number | undefined, closed: boolean) => {
-      const from = cursor === undefined ? await lastTaskBefore(client, namespace, runId, since) : undefined;
-      if (cursor === undefined && from === undefined) return undefined;
+    const readUnseen = async ({ runId, startTime }: LiveRun, cursor: number | undefined, closed: boolean) => {
+      let from = Number.NEGATIVE_INFINITY;
+      if (cursor === undefined && startTime < since) {
+        const cutoff = await lastTaskBefore(client, namespace, runId, since);
+        if (cutoff === undefined) return undefined;
+        from = cutoff;
+      }
       const events = await readEvents(client, runId, cursor, closed);
       if (!events) return undefined;
-      const unseen = from === undefined ? events : events.filter((event) => Date.parse(event.at) >= from);
-      return { unseen, last: events.at(-1)?.id };
+      return { unseen: events.filter((event) => Date.parse(event.at) >= from), last: events.at(-1)?.id };
     };
     for (let poll = 0; ; poll++) {
       if (this.emitter.listenerCount('event') === 0) {
@@ -162,7 +166,7 @@ export class RunEventFeed {
               }
             }
           }
-          const read = await readUnseen(runId, known?.cursor, false);
+          const read = await readUnseen(info, known?.cursor, false);
           if (!read) {
             // Not readable now (no worker up): look again on the next poll.
             if (known) known.nextCheck = poll + 1;
@@ -176,7 +180,7 @@ export class RunEventFeed {
             ...due(poll, RECHECK_POLLS),
           });
         } else if (!finished.has(runId) && (known || (info.closeTime ?? 0) >= since)) {
-          const read = await readUnseen(runId, known?.cursor, true);
+          const read = await readUnseen(info, known?.cursor, true);
           // Not readable now: read again on the next poll, while the run is still listed.
           if (!read) continue;
           finished.add(runId);

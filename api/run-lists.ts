@@ -96,6 +96,7 @@ export interface LiveRun {
   running: boolean;
   /** As the visibility store last recorded it, which may lag behind the run. */
   historyLength: number;
+  startTime: number;
   closeTime?: number;
 }
 
@@ -127,6 +128,7 @@ export async function listLiveRuns(
         runId: info.execution?.workflowId ?? '',
         running: info.status === RUNNING,
         historyLength: Number(info.historyLength ?? 0),
+        startTime: info.startTime ? timestampMs(info.startTime) : 0,
         ...(closeTime !== undefined ? { closeTime } : {}),
       });
     }
