@@ -131,6 +131,25 @@ function matching(engine: Engine, namespace: string, query: string | null | unde
   return { runs, order: filter.order };
 }
 
+/** Where a run stands in a list's order; a page token is the place of a page's last run. */
+interface Place {
+  values: Value[];
+  runId: string;
+}
+
+function readPlace(token: Uint8Array, keys: number): Place {
+  let place: unknown;
+  try {
+    place = JSON.parse(Buffer.from(token).toString('utf8'));
+  } catch {
+    throw invalid('nextPageToken is malformed');
+  }
+  const { values, runId } = (place ?? {}) as Partial<Place>;
+  if (!Array.isArray(values) || values.length !== keys || typeof runId !== 'string')
+    throw invalid('nextPageToken is malformed');
+  return { values, runId };
+}
+
 export function listWorkflows(
   engine: Engine,
   req: temporal.api.workflowservice.v1.IListWorkflowExecutionsRequest,
@@ -145,27 +164,35 @@ export function listWorkflows(
           { name: 'CloseTime', desc: true },
           { name: 'StartTime', desc: true },
         ];
-  const rows = new Map(runs.map((r) => [r, rowOf(r)]));
-  runs.sort((a, b) => {
-    for (const k of keys) {
-      const va = rows.get(a)!.get(k.name) ?? (k.name === 'CloseTime' ? Infinity : null);
-      const vb = rows.get(b)!.get(k.name) ?? (k.name === 'CloseTime' ? Infinity : null);
+  // Each run's place in the order: its sort values, then its run id to break ties.
+  const placeOf = (run: Run): Place => {
+    const row = rowOf(run);
+    return { values: keys.map((k) => row.get(k.name)), runId: run.s.runId };
+  };
+  const compare = (a: Place, b: Place): number => {
+    for (const [i, k] of keys.entries()) {
+      // An open run has no close time yet: it sorts as if it closed last.
+      const va = a.values[i] ?? (k.name === 'CloseTime' ? Infinity : null);
+      const vb = b.values[i] ?? (k.name === 'CloseTime' ? Infinity : null);
       if (va === vb) continue;
       if (va === null) return 1;
       if (vb === null) return -1;
       const c = va < vb ? -1 : 1;
       return k.desc ? -c : c;
     }
-    return a.s.runId < b.s.runId ? -1 : 1;
-  });
+    return a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0;
+  };
+  const places = new Map(runs.map((r) => [r, placeOf(r)]));
+  runs.sort((a, b) => compare(places.get(a)!, places.get(b)!));
   const pageSize = req.pageSize && req.pageSize > 0 ? req.pageSize : 1000;
-  let offset = 0;
-  if (req.nextPageToken && req.nextPageToken.length > 0) {
-    offset = Number(Buffer.from(req.nextPageToken).toString('utf8'));
-    if (!Number.isInteger(offset) || offset < 0) throw invalid('nextPageToken is malformed');
-  }
-  const page = runs.slice(offset, offset + pageSize);
-  const next = offset + pageSize < runs.length ? Buffer.from(String(offset + pageSize)) : undefined;
+  // Keyset paging, as Temporal's SQL visibility does: a page starts after the last run of the one
+  // before, wherever that now is, so runs that start, close or leave the filter meanwhile neither
+  // repeat nor push others out of sight.
+  const after = req.nextPageToken?.length ? readPlace(req.nextPageToken, keys.length) : undefined;
+  const rest = after ? runs.filter((run) => compare(places.get(run)!, after) > 0) : runs;
+  const page = rest.slice(0, pageSize);
+  const next =
+    rest.length > pageSize ? Buffer.from(JSON.stringify(places.get(page.at(-1)!)), 'utf8') : undefined;
   return { executions: page.map((run) => executionInfo(run, true)), nextPageToken: next };
 }
 

@@ -126,6 +126,48 @@ describe('devserver list filters', { timeout: 60_000 }, () => {
     }
   });
 
+  it('pages by position in the order: runs that leave the filter or arrive meanwhile shift nothing', async () => {
+    const group = uid('paging');
+    const start = async (name: string) => {
+      const handle = h.track(
+        await h.client.workflow.start('tagged', {
+          taskQueue,
+          workflowId: uid(`page-${name}`),
+          args: [1, group, 'waiting', []],
+        }),
+      );
+      while (!(await handle.describe()).searchAttributes.CountersignAgent)
+        await new Promise((r) => setTimeout(r, 20));
+      return handle;
+    };
+    const oldest = await start('oldest');
+    const middle = await start('middle');
+    const newest = await start('newest');
+    const query = `CountersignAgent = '${group}' AND ExecutionStatus = 'Running'`;
+    const page = (nextPageToken?: Uint8Array | null) =>
+      h.connection.workflowService.listWorkflowExecutions({
+        namespace: h.namespace,
+        query,
+        pageSize: 2,
+        nextPageToken,
+      });
+    const first = await page();
+    const ids = (p: Awaited<ReturnType<typeof page>>) =>
+      (p.executions ?? []).map((e) => e.execution?.workflowId);
+    assert.deepEqual(ids(first), [newest.workflowId, middle.workflowId]);
+    // The first page's runs leave the filter, and a newer run enters it, before the next page is read.
+    await newest.terminate('paging test');
+    await middle.terminate('paging test');
+    await start('later');
+    const second = await page(first.nextPageToken);
+    assert.deepEqual(ids(second), [oldest.workflowId]);
+    assert.ok(!second.nextPageToken?.length);
+    await assert.rejects(
+      page(Buffer.from('not a token')),
+      (err: { code?: number }) => err.code === 3, // INVALID_ARGUMENT
+    );
+  });
+
   it('lists registered search attributes', async () => {
     const res = await h.connection.operatorService.listSearchAttributes({ namespace: h.namespace });
     assert.equal(res.customAttributes?.CountersignPending, 3);
