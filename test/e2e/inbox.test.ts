@@ -241,3 +241,27 @@ test('older runs and decisions are a click away: the lists page', async () => {
   await link.waitFor();
   assert.ok((await rows.count()) > 50);
 });
+
+test('the runs page filters by status', async () => {
+  const waiting = await stack.startRun(
+    'bank',
+    'e2e: waiting run',
+    tokens.victor,
+    calls(call('transfer', { from: 'ops', to: 'acme', amount: 4000 })),
+    say('Sent.'),
+  );
+  await stack.waitForPending(waiting);
+  await page.goto(`${stack.url}/#/runs`);
+  await page.getByRole('heading', { name: 'Runs' }).waitFor();
+  const statuses = () => page.locator('tbody tr td:nth-child(3)').allTextContents();
+
+  await page.getByLabel('Status').selectOption('waiting');
+  await page.getByRole('link', { name: waiting }).waitFor();
+  assert.deepEqual([...new Set(await statuses())], ['waiting']);
+
+  await page.getByLabel('Status').selectOption('completed');
+  await page.getByRole('link', { name: waiting }).waitFor({ state: 'detached' });
+  const shown = await statuses();
+  assert.ok(shown.length > 0);
+  assert.deepEqual([...new Set(shown)], ['completed']);
+});

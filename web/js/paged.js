@@ -4,11 +4,12 @@ import { h } from './dom.js';
 export const pageQuery = (pageToken) => (pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : '');
 
 /**
- * A list the API serves a page at a time, newest first. `more` appends the next page; `reload`
- * reads again as many pages as are shown, so a live update keeps what the reader has opened.
- * `fetchPage(pageToken)` resolves to `{ items, nextPageToken }`.
+ * A list the API serves a page at a time, newest first. Its button appends the next page; `reload`
+ * reads again as many pages as are shown, so a live update keeps what the reader has opened;
+ * `restart` goes back to the first page (a filter changed). `fetchPage(pageToken)` resolves to
+ * `{ items, nextPageToken }`; a page that fails to load goes to `onError`.
  */
-export function pagedList(fetchPage, { label, onChange }) {
+export function pagedList(fetchPage, { label, onChange, onError }) {
   let items = [];
   let pages = 0;
   let next = '';
@@ -26,11 +27,13 @@ export function pagedList(fetchPage, { label, onChange }) {
       items = [...items, ...page.items];
       pages++;
       settle(page.nextPageToken);
+    } catch (err) {
+      onError(err);
     } finally {
       button.disabled = false;
     }
   }
-  return {
+  const list = {
     button,
     async reload() {
       const read = [];
@@ -45,5 +48,10 @@ export function pagedList(fetchPage, { label, onChange }) {
       pages = Math.max(pages, 1);
       settle(token);
     },
+    restart() {
+      pages = 0;
+      return list.reload();
+    },
   };
+  return list;
 }

@@ -52,7 +52,7 @@ export async function inboxView(ctx) {
   return { element: h('section', {}, h('h1', {}, title), note, list), pendingChanged: show };
 }
 
-export async function decidedView() {
+export async function decidedView(ctx) {
   const title = 'Decided';
   const list = h('ul', { class: 'cards', 'aria-label': title });
   const note = h('p', { class: 'muted' });
@@ -64,6 +64,7 @@ export async function decidedView() {
     },
     {
       label: 'Show older decisions',
+      onError: (err) => ctx.toast(err.message),
       onChange: (items) => render(list, note, items, 'No decided approvals yet.'),
     },
   );

@@ -6,6 +6,14 @@ import { transcriptView } from './transcript.js';
 
 /** Runs a page: a screenful or two, newest first. */
 const RUNS_PAGE = 50;
+const RUN_STATUSES = [
+  ['', 'All'],
+  ['waiting', 'Waiting'],
+  ['running', 'Running'],
+  ['completed', 'Completed'],
+  ['failed', 'Failed'],
+  ['cancelled', 'Cancelled'],
+];
 
 function startForm(ctx, onStarted) {
   const agents = ctx.state.agents;
@@ -49,13 +57,24 @@ function startForm(ctx, onStarted) {
 
 export async function runsView(ctx) {
   const body = h('tbody');
+  const status = h(
+    'select',
+    {
+      id: 'runs-status',
+      name: 'status',
+      onchange: () => runs.restart().catch((err) => ctx.toast(err.message)),
+    },
+    RUN_STATUSES.map(([value, text]) => h('option', { value }, text)),
+  );
   const runs = pagedList(
     async (pageToken) => {
-      const { data } = await api(`/api/runs?limit=${RUNS_PAGE}${pageQuery(pageToken)}`);
+      const filter = status.value ? `&status=${encodeURIComponent(status.value)}` : '';
+      const { data } = await api(`/api/runs?limit=${RUNS_PAGE}${filter}${pageQuery(pageToken)}`);
       return { items: data.runs, nextPageToken: data.nextPageToken };
     },
     {
       label: 'Show older runs',
+      onError: (err) => ctx.toast(err.message),
       onChange: (items) =>
         body.replaceChildren(
           ...items.map((r) =>
@@ -79,6 +98,7 @@ export async function runsView(ctx) {
       {},
       h('h1', {}, 'Runs'),
       startForm(ctx, (runId) => ctx.navigate(`#/runs/${encodeURIComponent(runId)}`)),
+      h('div', { class: 'filters' }, h('label', { for: 'runs-status' }, 'Status'), status),
       h(
         'div',
         { class: 'table-wrap' },
