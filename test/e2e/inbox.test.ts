@@ -28,10 +28,8 @@ after(async () => {
   await stack?.close();
 });
 
-/** Starts a transfer run and opens its approval from the inbox, where it arrives live. */
-async function openNewApproval(input: string, args: Record<string, unknown>) {
-  await page.goto(`${stack.url}/#/`);
-  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+/** Starts a transfer run and waits until it waits for its approval. */
+async function pendingTransfer(input: string, args: Record<string, unknown>) {
   const runId = await stack.startRun(
     'bank',
     input,
@@ -40,9 +38,17 @@ async function openNewApproval(input: string, args: Record<string, unknown>) {
     say(`Finished ${input}.`),
   );
   const [pending] = await stack.waitForPending(runId);
-  await page.locator(`a[href="#/approvals/${encodeURIComponent(pending!.trackingId)}"]`).click();
-  await page.getByRole('heading', { name: /transfer/ }).waitFor();
   return { runId, trackingId: pending!.trackingId };
+}
+
+/** Starts a transfer run and opens its approval from the inbox, where it arrives live. */
+async function openNewApproval(input: string, args: Record<string, unknown>) {
+  await page.goto(`${stack.url}/#/`);
+  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  const { runId, trackingId } = await pendingTransfer(input, args);
+  await page.locator(`a[href="#/approvals/${encodeURIComponent(trackingId)}"]`).click();
+  await page.getByRole('heading', { name: /transfer/ }).waitFor();
+  return { runId, trackingId };
 }
 
 const status = async (trackingId: string) =>
@@ -201,15 +207,12 @@ test('a question from ask_human is answered from the inbox, and the model gets t
 });
 
 test('older runs and decisions are a click away: the lists page', async () => {
-  const rejected = await stack.startRun(
-    'bank',
-    'e2e: old decision',
-    tokens.victor,
-    calls(call('transfer', { from: 'ops', to: 'acme', amount: 5000 })),
-    say('Not sent.'),
-  );
-  const [pending] = await stack.waitForPending(rejected);
-  const decision = await stack.http('POST', `/api/approvals/${pending!.trackingId}/decision`, {
+  const { runId: rejected, trackingId } = await pendingTransfer('e2e: old decision', {
+    from: 'ops',
+    to: 'acme',
+    amount: 5000,
+  });
+  const decision = await stack.http('POST', `/api/approvals/${trackingId}/decision`, {
     token: tokens.alice,
     body: { type: 'reject', message: 'Too much.' },
   });
@@ -225,7 +228,7 @@ test('older runs and decisions are a click away: the lists page', async () => {
 
   await page.goto(`${stack.url}/#/decided`);
   await page.getByRole('heading', { name: 'Decided' }).waitFor();
-  const card = page.locator(`a[href="#/approvals/${encodeURIComponent(pending!.trackingId)}"]`);
+  const card = page.locator(`a[href="#/approvals/${encodeURIComponent(trackingId)}"]`);
   assert.equal(await card.count(), 0, 'the first page covers only the newest runs');
   await page.getByRole('button', { name: 'Show older decisions' }).click();
   await card.waitFor();
@@ -243,14 +246,11 @@ test('older runs and decisions are a click away: the lists page', async () => {
 });
 
 test('the runs page filters by status', async () => {
-  const waiting = await stack.startRun(
-    'bank',
-    'e2e: waiting run',
-    tokens.victor,
-    calls(call('transfer', { from: 'ops', to: 'acme', amount: 4000 })),
-    say('Sent.'),
-  );
-  await stack.waitForPending(waiting);
+  const { runId: waiting } = await pendingTransfer('e2e: waiting run', {
+    from: 'ops',
+    to: 'acme',
+    amount: 4000,
+  });
   await page.goto(`${stack.url}/#/runs`);
   await page.getByRole('heading', { name: 'Runs' }).waitFor();
   const statuses = () => page.locator('tbody tr td:nth-child(3)').allTextContents();
