@@ -6,7 +6,8 @@ import { unb64, type Run } from './run.js';
 import { decodeAttrValue } from './search-attributes.js';
 import { msDuration, msTimestamp } from './time.js';
 
-const STATUS_NAMES: Record<number, string> = {
+/** Execution statuses by the names list filters spell them with. */
+export const STATUS_NAMES: Record<number, string> = {
   [Status.RUNNING]: 'Running',
   [Status.COMPLETED]: 'Completed',
   [Status.FAILED]: 'Failed',

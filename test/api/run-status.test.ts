@@ -1,22 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import proto from '@temporalio/proto';
 import { runStatusClause, runStatusOf } from '../../api/run-status.js';
 import { compileFilter } from '../../devserver/list-filter.js';
 import { SYSTEM_ATTRIBUTES } from '../../devserver/search-attributes.js';
+import { STATUS_NAMES } from '../../devserver/visibility.js';
 import { RunStatus, SEARCH_ATTRIBUTES } from '../../protocol/index.js';
-
-const Status = proto.temporal.api.enums.v1.WorkflowExecutionStatus;
-/** Visibility's names for execution statuses, as list filters spell them. */
-const NAMES: Record<number, string> = {
-  [Status.WORKFLOW_EXECUTION_STATUS_RUNNING]: 'Running',
-  [Status.WORKFLOW_EXECUTION_STATUS_COMPLETED]: 'Completed',
-  [Status.WORKFLOW_EXECUTION_STATUS_FAILED]: 'Failed',
-  [Status.WORKFLOW_EXECUTION_STATUS_CANCELED]: 'Canceled',
-  [Status.WORKFLOW_EXECUTION_STATUS_TERMINATED]: 'Terminated',
-  [Status.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW]: 'ContinuedAsNew',
-  [Status.WORKFLOW_EXECUTION_STATUS_TIMED_OUT]: 'TimedOut',
-};
 
 test('a status filter selects exactly the runs the list shows with that status', () => {
   const resolve = (name: string) =>
@@ -26,7 +14,7 @@ test('a status filter selects exactly the runs the list shows with that status',
     filter: compileFilter(runStatusClause(status), resolve),
   }));
   // Every execution status with every value the run's own attribute can hold, including none.
-  for (const [execution, name] of Object.entries(NAMES)) {
+  for (const [execution, name] of Object.entries(STATUS_NAMES)) {
     for (const own of [undefined, ...RunStatus.options, 'unknown']) {
       const shown = runStatusOf(Number(execution), own);
       const row = {
