@@ -1,0 +1,101 @@
+/**
+ * Where decision->done goes (prints figures, asserts nothing). The devserver and the worker run
+ * as in the bench's countersign-signal system; for each of `--runs` paused runs, one approval is
+ * signalled and the run's history, read after it finished, tells how long each step took: the time
+ * from each event to the next, from the signal to the close. The p50 of every step is printed, in
+ * the order the steps happen.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import type proto from '@temporalio/proto';
+import { registerSearchAttributes, sendDecision, startRun } from '../client/index.js';
+import { trackingIdFor } from '../protocol/index.js';
+import { startChild } from '../test/faults/support/child.js';
+import { ProcessStack } from '../test/faults/support/process-stack.js';
+import { createAgents } from './countersign/agents.js';
+import { waitUntilPaused } from './lib/history-wait.js';
+import { inputFor } from './lib/scenario.js';
+import { percentile } from './lib/stats.js';
+
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '100' } } });
+const runs = Number(values.runs);
+if (!Number.isInteger(runs) || runs < 1) throw new Error('usage: npm run bench:timeline -- [--runs N]');
+
+const ms = (e: HistoryEvent) =>
+  Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
+
+/** A step's name: its event type, and for a scheduled activity, which one. */
+function stepOf(event: HistoryEvent): string {
+  const attributes = Object.keys(event).find((key) => key.endsWith('EventAttributes')) ?? 'unknown';
+  const activity = event.activityTaskScheduledEventAttributes?.activityType?.name;
+  return `${attributes.replace(/EventAttributes$/, '')}${activity ? ` (${activity})` : ''}`;
+}
+
+const model = await startChild({ label: 'fake model', file: 'bench/model/serve.ts', ready: 'ipc' });
+const dataDir = mkdtempSync(path.join(tmpdir(), 'countersign-timeline-'));
+const stack = await ProcessStack.start({
+  dataDir,
+  agentsModule: path.resolve('bench/countersign/agents.ts'),
+  modelUrl: String(model.info.url),
+  approvers: [],
+  roles: ['devserver', 'worker'],
+});
+const connection = await Connection.connect({ address: stack.temporalAddress });
+const client = new Client({ connection });
+await registerSearchAttributes(connection, 'default');
+const [agent] = createAgents();
+
+const steps = new Map<string, number[]>();
+const record = (step: string, value: number) => steps.set(step, [...(steps.get(step) ?? []), value]);
+try {
+  for (let i = 0; i < runs; i++) {
+    const { runId } = await startRun(client, { agent: agent!, input: inputFor('timeline', i) });
+    await waitUntilPaused(async (nextPageToken) => {
+      const page = await client.workflowService.getWorkflowExecutionHistory({
+        namespace: 'default',
+        execution: { workflowId: runId },
+        waitNewEvent: true,
+        nextPageToken,
+      });
+      return { events: page.history?.events ?? [], nextPageToken: page.nextPageToken };
+    }, 'requestApproval');
+    const sent = Date.now();
+    await sendDecision(
+      client,
+      {
+        trackingId: trackingIdFor(runId, 1),
+        decision: { type: 'approve' },
+        approver: { id: 'timeline', roles: ['admin'] },
+        channel: 'api',
+        requestId: randomUUID(),
+      },
+      { waitMs: 0 },
+    );
+    const handle = client.workflow.getHandle(runId);
+    await handle.result();
+    const seen = Date.now();
+    const events = (await handle.fetchHistory()).events ?? [];
+    const signal = events.findIndex((e) => e.workflowExecutionSignaledEventAttributes);
+    let previous = sent;
+    // Steps are keyed by position too: the same event type comes back in every workflow task.
+    for (const [n, event] of events.slice(signal).entries()) {
+      record(`${String(n).padStart(2)} ${stepOf(event)}`, ms(event) - previous);
+      previous = ms(event);
+    }
+    record('   result seen by the client', seen - previous);
+    record('   decision->done', seen - sent);
+  }
+} finally {
+  await stack.stop();
+  await model.kill();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+console.log(`decision->done, step by step: p50 ms over ${runs} runs (history times are whole ms)`);
+for (const [step, samples] of steps) console.log(`${step.padEnd(50)} ${percentile(samples, 50)}`);
