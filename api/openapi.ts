@@ -173,6 +173,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           responses: {
             '200': sse('RunEvent per message.'),
             '204': { description: 'The run has ended and nothing is left.' },
+            '400': error('Last-Event-ID is not an event id of this run.'),
             '404': error('No such run.'),
             ...common,
           },
@@ -182,7 +183,11 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
         get: {
           summary: "Every run's events as server-sent events",
           parameters: [lastEventId],
-          responses: { '200': sse('RunEvent per message.'), ...common },
+          responses: {
+            '200': sse('RunEvent per message.'),
+            '400': error('Last-Event-ID is not an event id of this stream.'),
+            ...common,
+          },
         },
       },
       '/api/approvals': {

@@ -75,7 +75,13 @@ export function runEventStream(options: ApiOptions): RequestHandler {
  */
 export function allEventsStream(options: ApiOptions, feed: RunEventFeed): RequestHandler {
   return async (req, res) => {
-    const resume = parseGlobalId(lastEventId(req));
+    const resumeFrom = lastEventId(req);
+    const resume = parseGlobalId(resumeFrom);
+    if (resumeFrom !== '' && !resume) {
+      throw new HttpError(400, 'Last-Event-ID must be an event id of this stream', {
+        code: 'invalid_request',
+      });
+    }
     const { session, signal } = await open(req, res);
     try {
       for await (const event of globalEvents(options, feed, resume, signal)) {

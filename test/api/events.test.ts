@@ -128,7 +128,7 @@ test('a finished run is read from its result: state, approval and events with no
   }
 });
 
-test('run streams refuse unknown runs and bad resume ids', async () => {
+test('event streams refuse unknown runs and bad resume ids', async () => {
   const missing = await stack.http('GET', '/api/runs/run-nope/events', { token: tokens.alice });
   assert.equal(missing.status, 404);
   const runId = await stack.startRun('bank', 'events: bad id', tokens.victor, say('Hi.'));
@@ -137,6 +137,12 @@ test('run streams refuse unknown runs and bad resume ids', async () => {
     headers: { 'last-event-id': 'yesterday' },
   });
   assert.equal(bad.status, 400);
+  const badGlobal = await stack.http('GET', '/api/events', {
+    token: tokens.alice,
+    headers: { 'last-event-id': `yesterday~${runId}~1` },
+  });
+  assert.equal(badGlobal.status, 400);
+  assert.equal(badGlobal.body.error.code, 'invalid_request');
 });
 
 test('the global stream carries every run, and resumes from a Last-Event-ID', async () => {
