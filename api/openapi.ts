@@ -141,7 +141,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           summary: 'List runs',
           parameters: queryParameters(RunListQuery),
           responses: {
-            '200': json('RunList', 'Runs, newest first.'),
+            '200': json('RunList', 'Runs: open ones first, then the latest ended.'),
             '400': error('Invalid filter.'),
             ...common,
           },

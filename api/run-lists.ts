@@ -42,9 +42,9 @@ export interface RunPage {
 }
 
 /**
- * A page of runs, newest first, with a token for the next page as a URL-safe string. Read raw,
- * decoding only the memo's pending approvals and Countersign's own search attributes: the SDK's
- * list has no page tokens.
+ * A page of runs in Temporal's list order (open runs first, then the latest closed), with a token
+ * for the next page as a URL-safe string. Read raw, decoding only the memo's pending approvals and
+ * Countersign's own search attributes: the SDK's list has no page tokens.
  */
 export async function listPage(
   client: Client,

@@ -37,7 +37,7 @@ export const ApprovalListQuery = z.strictObject({
   agent: Name.optional(),
   tool: Name.optional(),
   role: Filter.optional(),
-  /** Runs read per page, newest first: 1,000 for pending approvals, 50 otherwise. */
+  /** Runs read per page, in Temporal's list order: 1,000 for pending approvals, 50 otherwise. */
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   pageToken: PageToken,
 });

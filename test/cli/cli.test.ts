@@ -101,7 +101,7 @@ test('approvals list reads every page of pending approvals', async () => {
 test('runs list pages with --limit and --page-token', async () => {
   const first = await startTransfer();
   const second = await startTransfer();
-  // Newest first, one run a page: the second run, then a hint that leads to the first.
+  // Open runs come newest first; one run a page: the second run, then a hint that leads to the first.
   const page = await ok(['runs', 'list', '--status', 'waiting', '--limit', '1']);
   assert.match(page, new RegExp(`${second.runId}\\s+bank-transfer\\s+waiting\\s+1`));
   assert.ok(!page.includes(first.runId), page);

@@ -4,7 +4,7 @@ import { h } from './dom.js';
 export const pageQuery = (pageToken) => (pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : '');
 
 /**
- * A list the API serves a page at a time, newest first. Its button appends the next page; `reload`
+ * A list the API serves a page at a time. Its button appends the next page; `reload`
  * reads again as many pages as are shown, so a live update keeps what the reader has opened;
  * `restart` goes back to the first page (a filter changed). `fetchPage(pageToken)` resolves to
  * `{ items, nextPageToken }`; a page that fails to load goes to `onError`.

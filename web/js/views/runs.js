@@ -4,7 +4,7 @@ import { pagedList, pageQuery } from '../paged.js';
 import { auditView } from './audit.js';
 import { transcriptView } from './transcript.js';
 
-/** Runs a page: a screenful or two, newest first. */
+/** Runs a page: a screenful or two. */
 const RUNS_PAGE = 50;
 const RUN_STATUSES = [
   ['', 'All'],
@@ -105,7 +105,7 @@ export async function runsView(ctx) {
         h(
           'table',
           {},
-          h('caption', { class: 'sr-only' }, 'Runs, newest first'),
+          h('caption', { class: 'sr-only' }, 'Runs: those still going first, then the most recently ended'),
           h(
             'thead',
             {},
