@@ -71,12 +71,29 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, _req, res, next)
       bad_request: 'malformed request',
     }[code];
     body = { error: { message, code } };
+  } else if (temporalBusy(err)) {
+    // A real cluster throttles, restarts and cancels in-flight reads: the client should try again.
+    status = 503;
+    res.setHeader('Retry-After', '1');
+    body = { error: { message: 'Temporal is unavailable or busy; try again', code: 'temporal_unavailable' } };
   } else {
     console.error('countersign api:', err);
     body = { error: { message: 'internal error', code: 'internal' } };
   }
   res.status(status).json(body);
 };
+
+/** gRPC codes that say "not now" rather than "wrong": CANCELLED, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, UNAVAILABLE. */
+const RETRYABLE_GRPC = new Set([1, 4, 8, 14]);
+
+function temporalBusy(err: unknown): boolean {
+  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'number' && RETRYABLE_GRPC.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
 
 function isClientError(err: unknown): err is { status: number; type?: string } {
   if (typeof err !== 'object' || err === null || !('status' in err)) return false;

@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { RunEvent } from '../protocol/index.js';
 import type { ApiOptions } from './context.js';
 import { getRunEvents } from '../client/index.js';
-import { lastChange, lastTaskBefore, liveHistoryLength } from './history-reads.js';
+import { lastCompletedTask, lastTaskBefore, liveHistory } from './history-reads.js';
 import { listLiveRuns, type LiveRun } from './run-lists.js';
 
 /**
@@ -15,36 +15,43 @@ import { listLiveRuns, type LiveRun } from './run-lists.js';
 const CLOSED_LOOKBACK_MS = 60_000;
 
 /**
- * A running run whose listed history length has not changed is described after this many polls: a
- * real cluster's visibility store (and the devserver's) records a length only when the run starts,
- * closes or changes its search attributes or memo, and describing reads the live one. Neither
- * needs a worker. Each look that finds the run quiet doubles the wait, up to MAX_RECHECK_POLLS:
- * what a waiting run does that matters (a decision, a deadline) changes its search attributes and
- * shows in the list at once, so a thousand paused runs need not be described every few seconds.
+ * A running run whose listing has not changed is described after this many polls: the list shows
+ * a run anew only when its status, search attributes or memo change (and a little late), not as its
+ * history grows (a tool's result, a model's answer); describing reads the live history length.
+ * Neither needs a worker. Each look that finds the run quiet doubles the wait, up to
+ * MAX_RECHECK_POLLS: what a waiting run does that matters (a decision, a deadline) changes its
+ * search attributes or memo and shows in the list, so a thousand paused runs need not be described
+ * every few seconds.
  */
 const RECHECK_POLLS = 5;
 const MAX_RECHECK_POLLS = 60;
 
 /**
  * A run's log is read by a query, which needs a worker; bounded, so that a run nobody can answer
- * for (no worker up) holds back the other runs' events only this long. It is read again next poll.
+ * for (no worker up) holds back the other runs' events only this long. It is read again after
+ * RETRY_POLLS, twice as many after each failure up to MAX_RETRY_POLLS, or as soon as its listing
+ * changes: a hundred runs nobody answers for must not hold back the others' events every poll.
  */
 const READ_WAIT_MS = 2_000;
+const RETRY_POLLS = 1;
+const MAX_RETRY_POLLS = 8;
 
 interface Watched {
   /** The last event id emitted; undefined until the log was first read. */
   cursor: number | undefined;
-  /** The history length the list showed, and the one last known (the list may lag behind). */
-  listedLength: number;
-  historyLength: number;
+  /** The run's listing when last seen (LiveRun.listed). */
+  listed: string;
   /**
-   * For a run already there when the feed started: its known length is the list's, which may lag,
-   * so growth the first describe shows may be older than the feed.
+   * The history length up to which the feed has told the run's events: every workflow task that
+   * completed up to this event was read (or wrote nothing new). Undefined for a run already there
+   * when the feed started, until first looked at: what it did before the feed is not news.
    */
-  unverified?: boolean;
-  /** The poll at which to describe it if its listed length has not changed, and the wait before. */
+  knownLength: number | undefined;
+  /** The poll at which to look at it again if its listing has not changed, and the wait before. */
   nextCheck: number;
   interval: number;
+  /** Set while its log could not be read: the wait before the next try. */
+  retry?: number;
 }
 
 /** The next look at a run, `interval` polls after `poll`. */
@@ -53,8 +60,9 @@ const due = (poll: number, interval: number) => ({ nextCheck: poll + interval, i
 /**
  * Every run's events as they happen, polled from Temporal once for all of this API's inbox
  * subscribers: however many inboxes are open, the runs are listed once a poll. A run's log is read
- * only once its history has grown, so quiet runs (a thousand paused approvals) cost the worker
- * nothing. The poll runs while someone listens; what it remembers is dropped when the last
+ * only once a workflow task has completed since it was last read, which the server alone tells, so
+ * quiet runs (a thousand paused approvals) cost the worker nothing and are never loaded into its
+ * cache. The poll runs while someone listens; what it remembers is dropped when the last
  * subscriber leaves.
  */
 export class RunEventFeed {
@@ -106,6 +114,18 @@ export class RunEventFeed {
     const emit = (events: RunEvent[]) => {
       for (const event of events) this.emitter.emit('event', event);
     };
+
+    /**
+     * Whether the run's log may hold events not told yet: a workflow task completed after the
+     * known length or, for a run not looked at since the feed started, since then. Undefined when
+     * the history cannot be read now.
+     */
+    const changed = async (runId: string, knownLength: number | undefined) => {
+      const task = await lastCompletedTask(client, namespace, runId, knownLength ?? 0);
+      if (task === undefined) return undefined;
+      return task !== null && (knownLength !== undefined || task.time >= since);
+    };
+
     /**
      * A run's events the feed has not emitted: after its cursor, or, for a run not read before,
      * those written since the feed started. The latter are told by the run's history, not by the
@@ -124,6 +144,38 @@ export class RunEventFeed {
       if (!events) return undefined;
       return { unseen: events.filter((event) => Date.parse(event.at) >= from), last: events.at(-1)?.id };
     };
+
+    /**
+     * Looks at a run whose listing changed or whose time has come: its log is read only if a
+     * workflow task completed since it was last told. Returns whether the run is done with (closed
+     * and told).
+     */
+    const look = async (info: LiveRun, run: Watched, poll: number): Promise<boolean> => {
+      const history = await liveHistory(client, namespace, info.runId);
+      const unreadable = () => {
+        const retry = run.retry ?? RETRY_POLLS;
+        Object.assign(run, { nextCheck: poll + retry, retry: Math.min(retry * 2, MAX_RETRY_POLLS) });
+        return false;
+      };
+      if (!history) return unreadable();
+      const quiet = () => {
+        Object.assign(run, { knownLength: history.length, retry: undefined });
+        Object.assign(run, due(poll, Math.min(run.interval * 2, MAX_RECHECK_POLLS)));
+        return history.closed;
+      };
+      if (history.length === run.knownLength) return quiet();
+      const news = await changed(info.runId, run.knownLength);
+      if (news === undefined) return unreadable();
+      if (!news) return quiet();
+      const read = await readUnseen(info, run.cursor, history.closed);
+      // Not readable now (no worker up): look again later.
+      if (!read) return unreadable();
+      emit(read.unseen);
+      Object.assign(run, { cursor: read.last ?? run.cursor, knownLength: history.length, retry: undefined });
+      Object.assign(run, due(poll, RECHECK_POLLS));
+      return history.closed;
+    };
+
     for (let poll = 0; ; poll++) {
       if (this.emitter.listenerCount('event') === 0) {
         this.polling = false;
@@ -134,58 +186,30 @@ export class RunEventFeed {
       lastListedAt = listedAt;
       for (const info of infos) {
         const { runId } = info;
-        const known = watched.get(runId);
-        if (info.running) {
-          // A run already there when the feed started has nothing to say until its history grows.
-          if (!known && poll === 0) {
-            const length = info.historyLength;
-            watched.set(runId, {
-              cursor: undefined,
-              listedLength: length,
-              historyLength: length,
-              unverified: true,
-              ...due(poll, RECHECK_POLLS),
-            });
-            continue;
-          }
-          let historyLength = info.historyLength;
-          if (known && info.historyLength === known.listedLength) {
-            if (poll < known.nextCheck) continue;
-            const described = await liveHistoryLength(client, namespace, runId);
-            if (described === undefined || described === known.historyLength) {
-              Object.assign(known, due(poll, Math.min(known.interval * 2, MAX_RECHECK_POLLS)));
-              continue;
-            }
-            historyLength = described;
-            if (known.unverified) {
-              known.unverified = false;
-              // Grown before the feed started: nothing to say, and no reason to wake the run.
-              if ((await lastChange(client, namespace, runId)) < since) {
-                Object.assign(known, { historyLength }, due(poll, RECHECK_POLLS));
-                continue;
-              }
-            }
-          }
-          const read = await readUnseen(info, known?.cursor, false);
-          if (!read) {
-            // Not readable now (no worker up): look again on the next poll.
-            if (known) known.nextCheck = poll + 1;
-            continue;
-          }
-          emit(read.unseen);
-          watched.set(runId, {
-            cursor: read.last ?? known?.cursor,
-            listedLength: info.historyLength,
-            historyLength,
+        if (finished.has(runId)) continue;
+        let run = watched.get(runId);
+        if (!run) {
+          // Closed before the feed started: nothing new to say.
+          if (!info.running && (info.closeTime ?? 0) < since) continue;
+          // A run already there when the feed started has nothing to say until it changes. Those
+          // of the first list are taken as they are; one listed later (the list lags) is looked at.
+          const before = info.startTime < since;
+          run = {
+            cursor: undefined,
+            listed: info.listed,
+            knownLength: before ? undefined : 0,
             ...due(poll, RECHECK_POLLS),
-          });
-        } else if (!finished.has(runId) && (known || (info.closeTime ?? 0) >= since)) {
-          const read = await readUnseen(info, known?.cursor, true);
-          // Not readable now: read again on the next poll, while the run is still listed.
-          if (!read) continue;
+          };
+          watched.set(runId, run);
+          if (before && poll === 0 && info.running) continue;
+        } else {
+          const listingChanged = run.listed !== info.listed;
+          run.listed = info.listed;
+          if (!listingChanged && poll < run.nextCheck) continue;
+        }
+        if (await look(info, run, poll)) {
           finished.add(runId);
           watched.delete(runId);
-          emit(read.unseen);
         }
       }
       // A run that has left the list (closed before the lookback) is not followed any more.
@@ -202,7 +226,7 @@ export async function readEvents(
   client: Client,
   runId: string,
   cursor: number | undefined,
-  closed: boolean,
+  closed: boolean | undefined,
 ): Promise<RunEvent[] | undefined> {
   return client
     .withDeadline(Date.now() + READ_WAIT_MS, () => getRunEvents(client, runId, cursor ?? 0, closed))

@@ -13,6 +13,13 @@ import { listLiveRuns } from './run-lists.js';
  */
 const RESUME_SLACK_MS = 30_000;
 
+/**
+ * How long a resuming subscriber goes on listing the runs to catch up on: the list shows a run
+ * that started or changed a little after it did, so a run it does not show yet may have news from
+ * before the subscription, which the shared feed does not send again.
+ */
+const LIST_LAG_MS = 5_000;
+
 export interface Resume {
   at: number;
   runId: string;
@@ -49,36 +56,60 @@ async function* resumed(
   resume: Resume,
 ): AsyncGenerator<RunEvent> {
   const { client } = options;
+  const pollMs = options.listPollMs ?? 1_000;
   // Per run, the last event id delivered while catching up; the feed's copies of them are dropped.
   const caughtUp = new Map<string, number>();
-  // Runs whose log could not be read yet (no worker up), and whether they had closed: their live
-  // events wait for that read.
-  const unread = new Map<string, boolean>();
+  // Runs whose log could not be read yet (no worker up), and whether they had closed (undefined:
+  // not known): their live events wait for that read.
+  const unread = new Map<string, boolean | undefined>();
+  // For runs not caught up (yet), the first and last event ids the feed delivered.
+  const delivered = new Map<string, { first: number; last: number }>();
   const missed = (event: RunEvent) =>
     Date.parse(event.at) >= resume.at - RESUME_SLACK_MS &&
     !(event.runId === resume.runId && event.id <= resume.id);
-  const catchUp = async function* (runId: string, closed: boolean) {
+  const catchUp = async function* (runId: string, closed: boolean | undefined) {
     const events = await readEvents(client, runId, undefined, closed);
     if (!events) return void unread.set(runId, closed);
     unread.delete(runId);
     caughtUp.set(runId, events.at(-1)?.id ?? 0);
-    yield* events.filter(missed);
+    // A run the list showed late: the feed may have delivered some of its events already.
+    const sent = delivered.get(runId);
+    delivered.delete(runId);
+    yield* events.filter(
+      (event) => missed(event) && !(sent && event.id >= sent.first && event.id <= sent.last),
+    );
+  };
+  // Runs a listing showed: caught up on then if they had changed, followed by the feed from then on.
+  const listed = new Set<string>();
+  /**
+   * Runs that changed since the resume point, not listed before; closed runs are listed only if
+   * they closed since then. A run the list shows as running may have closed since (the list lags):
+   * the read tells.
+   */
+  const catchUpListed = async function* () {
+    for (const info of await listLiveRuns(client, options.namespace, resume.at)) {
+      if (listed.has(info.runId)) continue;
+      listed.add(info.runId);
+      const changed = !info.running || (await lastChange(client, options.namespace, info.runId)) >= resume.at;
+      if (changed) yield* catchUp(info.runId, info.running ? undefined : true);
+    }
   };
 
-  // Closed runs are listed only if they closed since then.
-  for (const info of await listLiveRuns(client, options.namespace, resume.at)) {
-    const changed = !info.running || (await lastChange(client, options.namespace, info.runId)) >= resume.at;
-    if (changed) yield* catchUp(info.runId, !info.running);
-  }
+  const listingUntil = Date.now() + LIST_LAG_MS;
+  yield* catchUpListed();
 
-  const retry = Symbol('retry');
+  const tick = Symbol('tick');
   let next = live.next();
   for (;;) {
-    const woke = await Promise.race(
-      unread.size > 0 ? [next, sleep(options.listPollMs ?? 1_000, retry)] : [next],
-    );
-    if (woke === retry) {
+    const listing = Date.now() < listingUntil;
+    if (!listing) {
+      delivered.clear();
+      listed.clear();
+    }
+    const woke = await Promise.race(unread.size > 0 || listing ? [next, sleep(pollMs, tick)] : [next]);
+    if (woke === tick) {
       for (const [runId, closed] of [...unread]) yield* catchUp(runId, closed);
+      if (listing) yield* catchUpListed();
       continue;
     }
     if (woke.done) return;
@@ -86,6 +117,10 @@ async function* resumed(
     const event = woke.value;
     if (unread.has(event.runId) || event.id <= (caughtUp.get(event.runId) ?? 0)) continue;
     if (event.runId === resume.runId && event.id <= resume.id) continue;
+    if (listing && !caughtUp.has(event.runId)) {
+      const sent = delivered.get(event.runId);
+      delivered.set(event.runId, { first: sent?.first ?? event.id, last: event.id });
+    }
     yield event;
   }
 }

@@ -3,19 +3,61 @@
  * changed, and since when, without waking quiet ones.
  */
 import type { Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
 
-/** A run's live history length, from the server alone (no worker); undefined when it cannot be read. */
-export async function liveHistoryLength(
+const RUNNING = proto.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+
+/**
+ * A run's live history length, and whether it has closed, from the server alone (no worker);
+ * undefined when it cannot be read.
+ */
+export async function liveHistory(
   client: Client,
   namespace: string,
   runId: string,
-): Promise<number | undefined> {
+): Promise<{ length: number; closed: boolean } | undefined> {
   try {
-    const { workflowExecutionInfo } = await client.workflowService.describeWorkflowExecution({
+    const { workflowExecutionInfo: info } = await client.workflowService.describeWorkflowExecution({
       namespace,
       execution: { workflowId: runId },
     });
-    return Number(workflowExecutionInfo?.historyLength ?? 0);
+    return { length: Number(info?.historyLength ?? 0), closed: info?.status !== RUNNING };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The run's last workflow task to complete after event `afterEventId`: its event id and when it
+ * completed; null when none did; undefined when the history cannot be read now. A run's event log
+ * changes only when a workflow task completes, so null says the log is as it was at that event. A
+ * server-only read (no worker), from the end of the history back.
+ */
+export async function lastCompletedTask(
+  client: Client,
+  namespace: string,
+  runId: string,
+  afterEventId = 0,
+): Promise<{ eventId: number; time: number } | null | undefined> {
+  let nextPageToken: Uint8Array | undefined;
+  try {
+    do {
+      const page = await client.workflowService.getWorkflowExecutionHistoryReverse({
+        namespace,
+        execution: { workflowId: runId },
+        maximumPageSize: 50,
+        nextPageToken,
+      });
+      for (const event of page.history?.events ?? []) {
+        const eventId = Number(event.eventId ?? 0);
+        if (eventId <= afterEventId) return null;
+        if (event.workflowTaskCompletedEventAttributes) {
+          return { eventId, time: event.eventTime ? timestampMs(event.eventTime) : 0 };
+        }
+      }
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+    return null;
   } catch {
     return undefined;
   }

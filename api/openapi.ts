@@ -110,7 +110,12 @@ const lastEventId = {
   schema: { type: 'string' },
   description: 'Resume after this event id.',
 };
-const common = { '401': error('No valid bearer token.') };
+const common = {
+  '401': error('No valid bearer token.'),
+  '503': error(
+    'Temporal is unavailable or busy (a restart, throttling); retry after the Retry-After seconds.',
+  ),
+};
 
 /** The OpenAPI 3.1 document, derived from the zod schemas the API validates with. */
 export function openApiDocument(publicUrl: string): Record<string, unknown> {

@@ -1,6 +1,6 @@
 /** Lists of runs, read raw from Temporal's visibility store: the inbox, the runs list, the event feed. */
-import { status } from '@grpc/grpc-js';
-import { isGrpcServiceError, type Client } from '@temporalio/client';
+import { createHash } from 'node:crypto';
+import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import {
   PENDING_MEMO_KEY,
@@ -9,6 +9,7 @@ import {
   type RunSummary,
 } from '../protocol/index.js';
 import { HttpError } from './errors.js';
+import { openPageToken, sealPageToken } from './page-tokens.js';
 import { timestampMs } from './history-reads.js';
 import { runStatusOf } from './run-status.js';
 
@@ -52,19 +53,14 @@ export async function listPage(
   query: string,
   pageSize: number,
   pageToken: string | undefined,
+  signingSecret: string,
 ): Promise<RunPage> {
-  const page = await client.workflowService
-    .listWorkflowExecutions({
-      namespace,
-      query,
-      pageSize,
-      nextPageToken: pageToken ? Buffer.from(pageToken, 'base64url') : undefined,
-    })
-    .catch((err: unknown) => {
-      if (pageToken && isGrpcServiceError(err) && err.code === status.INVALID_ARGUMENT)
-        throw new HttpError(400, 'pageToken is not one this API returned', { code: 'invalid_request' });
-      throw err;
-    });
+  const page = await client.workflowService.listWorkflowExecutions({
+    namespace,
+    query,
+    pageSize,
+    nextPageToken: pageToken ? openPageToken(signingSecret, query, pageToken) : undefined,
+  });
   const { payloadConverter } = client.options.loadedDataConverter;
   const decode = (payload: proto.temporal.api.common.v1.IPayload | null | undefined): unknown =>
     payload ? payloadConverter.fromPayload(payload) : undefined;
@@ -83,7 +79,9 @@ export async function listPage(
     };
     return { summary, pending };
   });
-  const next = page.nextPageToken?.length ? Buffer.from(page.nextPageToken).toString('base64url') : undefined;
+  const next = page.nextPageToken?.length
+    ? sealPageToken(signingSecret, query, page.nextPageToken)
+    : undefined;
   return { runs, ...(next ? { nextPageToken: next } : {}) };
 }
 
@@ -94,7 +92,14 @@ const FOLLOW_LIMIT = 50_000;
 export interface LiveRun {
   runId: string;
   running: boolean;
-  /** As the visibility store last recorded it, which may lag behind the run. */
+  /**
+   * What the visibility store last recorded of the run, as one opaque string: it changes when the
+   * run's status, search attributes or memo change (a decision, a deadline, an approval asked for),
+   * a little after the change. Not its history length: a SQL visibility store records that only
+   * when the run closes, and none records it on every event.
+   */
+  listed: string;
+  /** As the visibility store last recorded it: 0 for a running run on some stores. */
   historyLength: number;
   startTime: number;
   closeTime?: number;
@@ -104,7 +109,8 @@ export interface LiveRun {
  * Every running run, and those closed at or after `closedSince` (epoch ms): what a follower of all
  * runs' events needs to look at, however many runs wait. Older closed runs have nothing new to say.
  * Read raw, page by page: decoding every run's memo and search attributes once a second would cost
- * the API more than the rest of following them.
+ * the API more than the rest of following them. The list lags behind the runs: a run that just
+ * started, changed or closed may still show as it was.
  */
 export async function listLiveRuns(
   client: Client,
@@ -127,6 +133,7 @@ export async function listLiveRuns(
       runs.push({
         runId: info.execution?.workflowId ?? '',
         running: info.status === RUNNING,
+        listed: listedRecord(info),
         historyLength: Number(info.historyLength ?? 0),
         startTime: info.startTime ? timestampMs(info.startTime) : 0,
         ...(closeTime !== undefined ? { closeTime } : {}),
@@ -135,4 +142,25 @@ export async function listLiveRuns(
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken && runs.length < FOLLOW_LIMIT);
   return runs;
+}
+
+/** A digest of what the list shows of a run, undecoded; fields in name order (stores vary it). */
+function listedRecord(info: proto.temporal.api.workflow.v1.IWorkflowExecutionInfo): string {
+  const hash = createHash('sha1');
+  const field = (value: unknown) => hash.update(String(value ?? '')).update('\0');
+  field(info.status);
+  field(info.closeTime ? timestampMs(info.closeTime) : '');
+  field(info.historyLength);
+  field(info.stateTransitionCount);
+  const fields = (map: Record<string, proto.temporal.api.common.v1.IPayload> | null | undefined) => {
+    for (const name of Object.keys(map ?? {}).sort()) {
+      field(name);
+      hash.update(map![name]?.data ?? new Uint8Array());
+      hash.update('\0');
+    }
+    hash.update('\x01');
+  };
+  fields(info.searchAttributes?.indexedFields);
+  fields(info.memo?.fields);
+  return hash.digest('base64');
 }

@@ -1,3 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { status } from '@grpc/grpc-js';
+import { isGrpcServiceError } from '@temporalio/client';
 import { createSession, type Session } from 'better-sse';
 import type { Request, RequestHandler, Response } from 'express';
 import type { RunEvent } from '../protocol/index.js';
@@ -51,9 +54,21 @@ export function runEventStream(options: ApiOptions): RequestHandler {
       }
     };
     try {
-      for await (const { closed } of historyChanges(options.client, options.namespace, runId, signal)) {
-        push(await getRunEvents(options.client, runId, cursor, closed));
-        if (closed) break;
+      let retryMs = RETRY_MS;
+      for (let ended = false; !ended && !signal.aborted; ) {
+        try {
+          for await (const { closed } of historyChanges(options.client, options.namespace, runId, signal)) {
+            push(await getRunEvents(options.client, runId, cursor, closed));
+            retryMs = RETRY_MS;
+            if ((ended = closed)) break;
+          }
+          ended = true;
+        } catch (err) {
+          if (signal.aborted || !isTransient(err)) throw err;
+          // Read again from the cursor, after a pause that grows while the errors go on.
+          await sleep(retryMs, undefined, { signal }).catch(() => undefined);
+          retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+        }
       }
       if (!signal.aborted) {
         session.push({ runId }, 'end', String(cursor));
@@ -66,6 +81,29 @@ export function runEventStream(options: ApiOptions): RequestHandler {
       }
     }
   };
+}
+
+/** How long a run's stream waits before reading again after a transient error, at first and at most. */
+const RETRY_MS = 200;
+const MAX_RETRY_MS = 5_000;
+
+/**
+ * Errors a run's stream outlives, reading again from its cursor: a query refused while another
+ * waits on the run (one may wait while a workflow task is in flight), a long poll the server ended
+ * at its deadline (it may reset the call, which reads as CANCELLED), a server briefly unreachable.
+ */
+function isTransient(err: unknown): boolean {
+  for (let cause = err; cause; cause = (cause as { cause?: unknown }).cause) {
+    if (isGrpcServiceError(cause)) {
+      return [
+        status.CANCELLED,
+        status.DEADLINE_EXCEEDED,
+        status.RESOURCE_EXHAUSTED,
+        status.UNAVAILABLE,
+      ].includes(cause.code);
+    }
+  }
+  return false;
 }
 
 /**

@@ -55,7 +55,7 @@ function stackProcesses(stack: ProcessStack, roles: readonly Role[]) {
 
 async function countersign(name: SystemName, ctx: Context, dir: string): Promise<SystemInstance> {
   const viaApi = name === 'countersign-rest';
-  const roles: Role[] = viaApi ? ['devserver', 'worker', 'api'] : ['devserver', 'worker'];
+  const roles: Role[] = viaApi ? ['temporal', 'worker', 'api'] : ['temporal', 'worker'];
   const requesterToken = token();
   const reviewerToken = token();
   const stack = await ProcessStack.start({
@@ -93,13 +93,13 @@ async function countersign(name: SystemName, ctx: Context, dir: string): Promise
 }
 
 async function temporalOpenAiAgents(ctx: Context, dir: string): Promise<SystemInstance> {
-  // The devserver runs alone; the peer brings its own worker, on the Temporal SDK it pins.
+  // The Temporal dev server runs alone; the peer brings its own worker, on the Temporal SDK it pins.
   const stack = await ProcessStack.start({
     dataDir: dir,
     agentsModule: BENCH_AGENTS,
     modelUrl: ctx.modelUrl,
     approvers: [{ id: 'unused', roles: ['admin'], token: token() }],
-    roles: ['devserver'],
+    roles: ['temporal'],
   });
   const env = { TEMPORAL_ADDRESS: stack.temporalAddress, BENCH_MODEL_URL: ctx.modelUrl };
   const workerSpec = {
@@ -120,7 +120,7 @@ async function temporalOpenAiAgents(ctx: Context, dir: string): Promise<SystemIn
     name: 'temporal-openai-agents',
     driver,
     processes: () => [
-      { label: 'devserver', pid: stack.pid('devserver') },
+      { label: 'temporal', pid: stack.pid('temporal') },
       { label: 'worker', pid: worker.pid },
       { label: 'client', pid: driver.pid },
     ],

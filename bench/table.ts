@@ -6,7 +6,7 @@ const mb = (v: number | undefined) =>
   v === undefined || !Number.isFinite(v) ? '-' : (v / 1048576).toFixed(0);
 const kb = (v: number) => (Number.isFinite(v) ? (v / 1024).toFixed(2) : '-');
 
-/** `devserver 12.3, worker 4.56`, or `-` where nothing was measured. */
+/** `temporal 12.3, worker 4.56`, or `-` where nothing was measured. */
 const perProcess = (values: Record<string, number> | undefined, format: (v: number) => string) =>
   values
     ? Object.entries(values)

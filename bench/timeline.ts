@@ -1,5 +1,5 @@
 /**
- * Where decision->done goes (prints figures, asserts nothing). The devserver and the worker run
+ * Where decision->done goes (prints figures, asserts nothing). The Temporal dev server and the worker run
  * as in the bench's countersign-signal system; for each of `--runs` paused runs, one approval is
  * signalled and the run's history, read after it finished, tells how long each step took: the time
  * from each event to the next, from the signal to the close. The p50 of every step is printed, in
@@ -44,7 +44,7 @@ const stack = await ProcessStack.start({
   agentsModule: path.resolve('bench/countersign/agents.ts'),
   modelUrl: String(model.info.url),
   approvers: [],
-  roles: ['devserver', 'worker'],
+  roles: ['temporal', 'worker'],
 });
 const connection = await Connection.connect({ address: stack.temporalAddress });
 const client = new Client({ connection });

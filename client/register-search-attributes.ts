@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
@@ -13,25 +14,88 @@ const TYPES = {
   KEYWORD_LIST: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
 } as const;
 
+const codeOf = (error: unknown) => (error as { code?: number }).code;
+
+/** What to create by hand where Countersign may not (Temporal Cloud), one `temporal` command each. */
+function howToCreate(namespace: string): string {
+  return Object.values(SEARCH_ATTRIBUTES)
+    .map(
+      (a) =>
+        `  temporal operator search-attribute create --namespace ${namespace} --name ${a.name} --type ${a.type === 'KEYWORD_LIST' ? 'KeywordList' : a.type === 'INT' ? 'Int' : 'Keyword'}`,
+    )
+    .join('\n');
+}
+
+/** Retries what a cluster answers while two processes register at once ("mapping unavailable"). */
+async function withRetry<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (codeOf(error) !== GrpcStatus.UNAVAILABLE || attempt >= 8) throw error;
+      await sleep(250 * attempt);
+    }
+  }
+}
+
 /**
  * Registers Countersign's custom search attributes, as a real cluster requires before a workflow may
- * set them. Safe to call at every start: attributes that already exist are left alone.
+ * set them, and checks each has the type Countersign writes. Safe to call at every start and from
+ * several processes at once. Where the cluster refuses (Temporal Cloud creates attributes in the
+ * namespace settings), the error names the attributes to create.
  */
 export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<void> {
-  const existing = await connection.operatorService.listSearchAttributes({ namespace });
-  const known = new Set([
-    ...Object.keys(existing.customAttributes ?? {}),
-    ...Object.keys(existing.systemAttributes ?? {}),
-  ]);
+  const operator = connection.operatorService;
+  let existing: Record<string, temporal.api.enums.v1.IndexedValueType>;
+  try {
+    const listed = await withRetry(() => operator.listSearchAttributes({ namespace }));
+    existing = { ...listed.systemAttributes, ...listed.customAttributes };
+  } catch (error) {
+    if (codeOf(error) === GrpcStatus.UNIMPLEMENTED) return addEachBlindly(connection, namespace);
+    throw refused(error, namespace);
+  }
   const missing: Record<string, temporal.api.enums.v1.IndexedValueType> = {};
   for (const attribute of Object.values(SEARCH_ATTRIBUTES)) {
-    if (!known.has(attribute.name)) missing[attribute.name] = TYPES[attribute.type];
+    const type = existing[attribute.name];
+    if (type === undefined) missing[attribute.name] = TYPES[attribute.type];
+    else if (type !== TYPES[attribute.type]) {
+      throw new Error(
+        `search attribute ${attribute.name} exists in namespace ${namespace} with type ${IndexedValueType[type]}; Countersign needs ${attribute.type}`,
+      );
+    }
   }
   if (Object.keys(missing).length === 0) return;
   try {
-    await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
-  } catch (err) {
-    // Another process registering at the same moment is fine.
-    if ((err as { code?: number }).code !== GrpcStatus.ALREADY_EXISTS) throw err;
+    // SQL visibility skips a name that exists (with a warning), Elasticsearch answers ALREADY_EXISTS.
+    await withRetry(() => operator.addSearchAttributes({ namespace, searchAttributes: missing }));
+  } catch (error) {
+    if (codeOf(error) !== GrpcStatus.ALREADY_EXISTS) throw refused(error, namespace);
   }
+}
+
+/**
+ * The time-skipping test server has no list: add each attribute, an existing one answering
+ * ALREADY_EXISTS.
+ */
+async function addEachBlindly(connection: Connection, namespace: string): Promise<void> {
+  for (const attribute of Object.values(SEARCH_ATTRIBUTES)) {
+    try {
+      await connection.operatorService.addSearchAttributes({
+        namespace,
+        searchAttributes: { [attribute.name]: TYPES[attribute.type] },
+      });
+    } catch (error) {
+      if (codeOf(error) !== GrpcStatus.ALREADY_EXISTS) throw refused(error, namespace);
+    }
+  }
+}
+
+function refused(error: unknown, namespace: string): Error {
+  const code = codeOf(error);
+  if (code !== GrpcStatus.PERMISSION_DENIED && code !== GrpcStatus.UNIMPLEMENTED) return error as Error;
+  return new Error(
+    `Temporal refused to register Countersign's search attributes in namespace ${namespace} (${(error as Error).message}). ` +
+      `On Temporal Cloud, create them in the namespace settings or with:\n${howToCreate(namespace)}\n` +
+      'then set COUNTERSIGN_REGISTER_SEARCH_ATTRIBUTES=false.',
+  );
 }

@@ -17,6 +17,8 @@ const Env = z.object({
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url().optional(),
   COUNTERSIGN_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  /** `false` where the cluster refuses OperatorService calls (Temporal Cloud): create them there. */
+  COUNTERSIGN_REGISTER_SEARCH_ATTRIBUTES: z.enum(['true', 'false']).default('true'),
 });
 
 export interface CountersignConfig {
@@ -30,6 +32,7 @@ export interface CountersignConfig {
   mailFrom: string;
   webhookUrl?: string;
   model: { apiKey?: string; baseUrl?: string; name: string };
+  registerSearchAttributes: boolean;
 }
 
 export function loadCountersignConfig(env: NodeJS.ProcessEnv = process.env): CountersignConfig {
@@ -47,5 +50,6 @@ export function loadCountersignConfig(env: NodeJS.ProcessEnv = process.env): Cou
     mailFrom: e.COUNTERSIGN_MAIL_FROM,
     webhookUrl: e.COUNTERSIGN_WEBHOOK_URL,
     model: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, name: e.COUNTERSIGN_MODEL },
+    registerSearchAttributes: e.COUNTERSIGN_REGISTER_SEARCH_ATTRIBUTES === 'true',
   };
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 /**
  * One Temporal connection config for the worker, the API, the CLI and the tests, read from the
  * environment variables Temporal's own CLI uses. With TEMPORAL_ADDRESS unset, callers start the
- * embedded devserver instead.
+ * Temporal dev server (`temporal server start-dev`) instead.
  */
 const Env = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
@@ -25,7 +25,7 @@ export interface TlsSettings {
 }
 
 export interface TemporalConfig {
-  /** Absent: start the embedded devserver. */
+  /** Absent: start `temporal server start-dev`. */
   address?: string;
   namespace: string;
   taskQueue: string;

@@ -5,6 +5,8 @@ export interface BannerFacts {
   approversFile?: string;
   outbox: string;
   temporal: string;
+  temporalUi?: string;
+  notes?: string[];
   model: string;
   agents: string[];
 }
@@ -25,6 +27,7 @@ export function banner(f: BannerFacts): string {
       : `  Approvers:    ${f.approversFile}`,
     `  Outbox:       ${f.outbox}  (approval emails land here as .eml files)`,
     `  Temporal:     ${f.temporal}`,
+    ...(f.temporalUi ? [`  Temporal UI:  ${f.temporalUi}  (each run's history, event by event)`] : []),
     `  Model:        ${f.model}`,
     `  Agents:       ${f.agents.join(', ')}`,
     '',
@@ -36,6 +39,7 @@ export function banner(f: BannerFacts): string {
     '',
     `Then approve it in the inbox at ${f.url}/, or from a terminal: npx countersign approvals list`,
     'Press Ctrl-C to stop.',
+    ...(f.notes ?? []).map((note) => `Note: ${note}.`),
     '',
   ].join('\n');
 }

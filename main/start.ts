@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@temporalio/client';
@@ -19,6 +18,7 @@ import { loadSigningSecret } from '../notify/signing-secret.js';
 import { bundleWorkflows, createWorker, type ModelSettings } from '../worker/index.js';
 import { banner } from './banner.js';
 import { connectTemporal } from './temporal.js';
+import { freePort, portTaken } from './temporal-dev-server.js';
 
 export interface StartOptions {
   /** Settings as environment variables; `process.env` by default. */
@@ -27,8 +27,11 @@ export interface StartOptions {
   port?: number;
   /** Override COUNTERSIGN_DATA_DIR. */
   dataDir?: string;
-  /** The embedded devserver's port; 7233 (or a free one if taken) by default. */
-  devServerPort?: number;
+  /**
+   * Ports of the Temporal dev server started when TEMPORAL_ADDRESS is unset: 7233 and its Web UI
+   * on 8233 by default (free ones when taken); 0 picks free ones.
+   */
+  devServerPorts?: { port?: number; uiPort?: number };
   /** Agents to run; the demo agents by default. */
   agents?: AgentDefinition[];
 }
@@ -38,11 +41,15 @@ export interface Countersign {
   dataDir: string;
   adminToken?: string;
   temporalAddress: string;
+  /** The Temporal Web UI, when Countersign started the dev server. */
+  temporalUiUrl?: string;
   modelUrl?: string;
   /** What `npm start` prints. */
   banner: string;
   /** Rejects if the worker stops on its own (not through `stop`). */
   worker: Promise<void>;
+  /** Resolves if the Temporal dev server Countersign started ends on its own. */
+  temporalExited?: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -63,18 +70,18 @@ class Stack {
   }
 }
 
-function listen(server: Server, port: number, host: string): Promise<number> {
+function portInUse(port: number, host: string): Error {
+  return new Error(
+    `port ${port} on ${host} is already in use. Stop what holds it, or start on another port: PORT=3001 npm start`,
+  );
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new Error(
-              `port ${port} on ${host} is already in use. Stop what holds it, or start on another port: PORT=3001 npm start`,
-            )
-          : error,
-      );
+      reject(error.code === 'EADDRINUSE' ? portInUse(port, host) : error);
     });
-    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+    server.listen(port, host, () => resolve());
   });
 }
 
@@ -92,7 +99,7 @@ function installRuntime(): void {
 }
 
 /**
- * Everything `npm start` runs, in one process: Temporal (the embedded devserver unless
+ * Everything `npm start` runs: Temporal (`temporal server start-dev` as a child process unless
  * TEMPORAL_ADDRESS is set), the offline demo model (unless a model is configured), the worker,
  * and the API with its inbox.
  */
@@ -105,26 +112,32 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
   mkdirSync(dataDir, { recursive: true });
   const stack = new Stack();
 
-  // The port first: a taken port should fail before anything else starts.
+  const requestedPort = options.port ?? config.port;
+  // A taken port should fail before anything else starts; the server binds it only at the end.
+  if (requestedPort !== 0 && (await portTaken(requestedPort, config.host)))
+    throw portInUse(requestedPort, config.host);
   const server = createServer();
-  const port = await listen(server, options.port ?? config.port, config.host);
   let closing: Promise<void> | undefined;
   const closeServer = () =>
     (closing ??= new Promise<void>((resolve) => {
+      if (!server.listening) return resolve();
       server.closeAllConnections();
       server.close(() => resolve());
     }));
-  stack.add(closeServer);
   try {
-    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    const publicUrl = config.publicUrl ?? url;
     const approvers = loadApprovers({ file: config.approversFile, dataDir });
     const signingSecret = loadSigningSecret(dataDir, config.signingSecret);
 
     installRuntime();
-    const temporal = await connectTemporal(temporalConfig, dataDir, options.devServerPort);
+    const temporal = await connectTemporal(temporalConfig, dataDir, options.devServerPorts, env);
     stack.add(() => temporal.close());
-    await registerSearchAttributes(temporal.client, temporalConfig.namespace);
+    if (config.registerSearchAttributes) {
+      await registerSearchAttributes(temporal.client, temporalConfig.namespace);
+    }
+    // Email links need the URL before the API listens: with port 0 the port is taken now.
+    const port = requestedPort === 0 ? await freePort(config.host) : requestedPort;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    const publicUrl = config.publicUrl ?? url;
 
     const realModel = Boolean(config.model.apiKey || config.model.baseUrl);
     const demo = realModel ? undefined : await startDemoModel();
@@ -179,6 +192,8 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
         defaultModel,
       }),
     );
+    // Nothing listens before Temporal, the worker and the API are ready to answer.
+    await listen(server, port, config.host);
     // On the way down, stop taking requests before the connections they use go away.
     stack.add(closeServer);
 
@@ -189,8 +204,10 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
       approversFile: config.approversFile,
       outbox: path.join(dataDir, 'outbox'),
       temporal: temporal.devServer
-        ? `embedded devserver at ${temporal.address} (state in ${temporal.dbPath}; set TEMPORAL_ADDRESS to use your own cluster)`
+        ? `temporal server start-dev at ${temporal.address} (state in ${temporal.dbPath}, log in ${temporal.logPath}; set TEMPORAL_ADDRESS to use your own cluster)`
         : `${temporal.address}, namespace ${temporalConfig.namespace}, task queue ${temporalConfig.taskQueue}`,
+      temporalUi: temporal.devServer?.uiUrl,
+      notes: temporal.notes,
       model: demo
         ? `the OFFLINE DEMO MODEL at ${demo.url}: rule-based, not an LLM; it understands the demo agents' example requests only. Set OPENAI_API_KEY (and OPENAI_BASE_URL) for a real model.`
         : `${config.model.name} at ${config.model.baseUrl ?? 'api.openai.com'}`,
@@ -201,6 +218,11 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
       dataDir,
       adminToken: approvers.adminToken,
       temporalAddress: temporal.address,
+      temporalUiUrl: temporal.devServer?.uiUrl,
+      temporalExited: temporal.devServer?.exited.then(
+        ({ code, signal }) =>
+          `the Temporal dev server exited (${signal ?? `code ${code}`}); its log: ${temporal.logPath}`,
+      ),
       modelUrl: demo?.url ?? config.model.baseUrl,
       banner: text,
       worker: running,
@@ -246,6 +268,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT', 0));
   process.on('SIGTERM', () => stop('SIGTERM', 0));
+  void countersign.temporalExited?.then((reason) => {
+    if (stopping) return;
+    console.error(`countersign: ${reason}`);
+    stop('Temporal stopped', 1);
+  });
   countersign.worker.then(
     () => {
       if (!stopping) stop('the worker stopped', 1);

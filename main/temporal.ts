@@ -2,41 +2,98 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { connectionOptions, type TemporalConfig } from '../config/temporal.js';
-import { startDevServer, type DevServer } from '../devserver/index.js';
+import { SEARCH_ATTRIBUTES } from '../protocol/index.js';
+import { requireTemporalBinary } from './temporal-binaries.js';
+import {
+  portTaken,
+  startTemporalDevServer,
+  type DevServerAttributeType,
+  type TemporalDevServer,
+} from './temporal-dev-server.js';
 
 export interface TemporalConnections {
   address: string;
-  /** Set when Countersign started its own devserver. */
-  devServer?: DevServer;
+  /** Set when Countersign started `temporal server start-dev` itself. */
+  devServer?: TemporalDevServer;
   dbPath?: string;
+  logPath?: string;
+  /** Said in the banner: a default port that was taken, and the one used instead. */
+  notes: string[];
   client: Connection;
   worker: NativeConnection;
   close(): Promise<void>;
 }
 
-/** The devserver's usual port, as Temporal's own CLI uses; a free one when it is taken. */
-const DEVSERVER_PORT = 7233;
+/** Temporal's own defaults: the frontend on 7233, its Web UI 1,000 above. */
+const DEV_PORT = 7233;
+const DEV_UI_PORT = 8233;
 
-async function startEmbedded(dbPath: string, port: number | undefined): Promise<DevServer> {
-  if (port !== undefined) return startDevServer({ port, dbPath });
+const DEV_TYPES: Record<string, DevServerAttributeType> = {
+  INT: 'Int',
+  KEYWORD: 'Keyword',
+  KEYWORD_LIST: 'KeywordList',
+};
+
+/** Countersign's search attributes as `start-dev --search-attribute` takes them. */
+export const devServerSearchAttributes: Record<string, DevServerAttributeType> = Object.fromEntries(
+  Object.values(SEARCH_ATTRIBUTES).map((a) => [a.name, DEV_TYPES[a.type]!]),
+);
+
+/** A default port, or a free one (and a note saying so) when something else holds it. */
+async function pickPort(preferred: number, what: string, notes: string[]): Promise<number> {
+  if (!(await portTaken(preferred))) return preferred;
+  notes.push(`${what} port ${preferred} is in use by another process; using a free port instead`);
+  return 0;
+}
+
+async function startDevServer(
+  dataDir: string,
+  ports: { port?: number; uiPort?: number },
+  env: NodeJS.ProcessEnv,
+  notes: string[],
+): Promise<TemporalDevServer & { dbPath: string; logPath: string }> {
+  const executable = requireTemporalBinary('cli', env);
+  const dbPath = path.join(dataDir, 'temporal.db');
+  const logPath = path.join(dataDir, 'temporal.log');
+  const port = ports.port ?? (await pickPort(DEV_PORT, "Temporal's", notes));
+  const uiPort = ports.uiPort ?? (await pickPort(DEV_UI_PORT, 'The Temporal Web UI', notes));
+  const level = env.COUNTERSIGN_TEMPORAL_LOG_LEVEL;
+  if (level && !['debug', 'info', 'warn', 'error'].includes(level)) {
+    throw new Error(`COUNTERSIGN_TEMPORAL_LOG_LEVEL must be debug, info, warn or error, not ${level}`);
+  }
   try {
-    return await startDevServer({ port: DEVSERVER_PORT, dbPath });
-  } catch {
-    return startDevServer({ port: 0, dbPath });
+    const server = await startTemporalDevServer({
+      executable,
+      dbFilename: dbPath,
+      port,
+      uiPort,
+      searchAttributes: devServerSearchAttributes,
+      logFile: logPath,
+      logLevel: (level as 'warn' | undefined) ?? 'warn',
+    });
+    return Object.assign(server, { dbPath, logPath });
+  } catch (error) {
+    const message = (error as Error).message;
+    // Countersign's own imitation server (retired) kept a database of another shape at this path.
+    const foreign = /no such table/.test(message)
+      ? `\n${dbPath} is not a Temporal database (an older Countersign kept its own server's state there): move it away to start afresh.`
+      : '';
+    throw new Error(`${message}${foreign}\n(the server's log: ${logPath}; its state: ${dbPath})`);
   }
 }
 
 /**
- * Connects to TEMPORAL_ADDRESS, or else starts the embedded devserver with its SQLite file in the
- * data dir, so runs and their pending approvals survive a restart.
+ * Connects to TEMPORAL_ADDRESS, or else starts `temporal server start-dev` with its SQLite file
+ * in the data dir, so runs and their pending approvals survive a restart.
  */
 export async function connectTemporal(
   config: TemporalConfig,
   dataDir: string,
-  devServerPort?: number,
+  devServerPorts: { port?: number; uiPort?: number } = {},
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<TemporalConnections> {
-  const dbPath = config.address ? undefined : path.join(dataDir, 'temporal.db');
-  const devServer = dbPath ? await startEmbedded(dbPath, devServerPort) : undefined;
+  const notes: string[] = [];
+  const devServer = config.address ? undefined : await startDevServer(dataDir, devServerPorts, env, notes);
   const address = config.address ?? devServer!.address;
   const options = connectionOptions({ ...config, address });
   try {
@@ -45,7 +102,9 @@ export async function connectTemporal(
     return {
       address,
       devServer,
-      dbPath,
+      dbPath: devServer?.dbPath,
+      logPath: devServer?.logPath,
+      notes,
       client,
       worker,
       async close() {

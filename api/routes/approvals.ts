@@ -76,12 +76,20 @@ export function approvalsRouter(options: ApiOptions): Router {
         `${filter} AND CountersignPending > 0`,
         query.limit ?? 1000,
         query.pageToken,
+        options.signingSecret,
       );
       approvals = page.runs.flatMap((run) => run.pending).filter((a) => a.status === 'pending');
     } else {
       // Decided approvals are no longer in any memo: read the runs' state.
       const filter = listQuery({ CountersignAgent: query.agent });
-      page = await listPage(client, options.namespace, filter, query.limit ?? 50, query.pageToken);
+      page = await listPage(
+        client,
+        options.namespace,
+        filter,
+        query.limit ?? 50,
+        query.pageToken,
+        options.signingSecret,
+      );
       const states = await Promise.all(
         page.runs.map((run) => readState(client, run.summary.runId).catch(() => null)),
       );

@@ -51,6 +51,7 @@ export function runsRouter(options: ApiOptions): Router {
       query.status ? `${filter} AND ${runStatusClause(query.status)}` : filter,
       query.limit,
       query.pageToken,
+      options.signingSecret,
     );
     const next = page.nextPageToken ? { nextPageToken: page.nextPageToken } : {};
     res.json({ runs: page.runs.map((run) => run.summary), ...next } satisfies RunList);

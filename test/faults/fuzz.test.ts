@@ -76,6 +76,6 @@ test(`fuzzing every route with ${REQUESTS} hostile requests gets only 4xx answer
   assert.deepEqual(serverErrors, []);
   const me = await fetch(`${base}/api/me`, { headers: { authorization: `Bearer ${token}` } });
   assert.equal(me.status, 200);
-  for (const role of ['devserver', 'worker', 'api'] as const)
+  for (const role of ['temporal', 'worker', 'api'] as const)
     assert.equal(fs.stack.children.get(role)!.exited, false, `${role} died`);
 });

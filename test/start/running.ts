@@ -51,7 +51,11 @@ export class Running {
 
   static async start(dataDir?: string): Promise<Running> {
     const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'countersign-start-'));
-    const countersign = await startCountersign({ env: testEnv(dir), port: 0, devServerPort: 0 });
+    const countersign = await startCountersign({
+      env: testEnv(dir),
+      port: 0,
+      devServerPorts: { port: 0, uiPort: 0 },
+    });
     return new Running(countersign, dir, dataDir === undefined);
   }
 

@@ -59,6 +59,13 @@ test('npm start: banner, then one run from the printed curl through an approval 
     const run = await cs.finished(runId);
     assert.match(run.output!, /^\[offline demo model\] Transferred \$2,500\.00/);
 
+    // The real Temporal's Web UI, named in the banner, shows the run (through its own HTTP API).
+    const ui = cs.countersign.temporalUiUrl!;
+    assert.ok(banner.includes(`Temporal UI:  ${ui}`));
+    const shown = await fetch(`${ui}/api/v1/namespaces/default/workflows/${runId}`);
+    assert.equal(shown.status, 200);
+    assert.match(await shown.text(), /agentWorkflow/);
+
     // Left waiting on purpose: it must still be waiting after a restart.
     pendingAcrossRestart = await cs.startRun(agent, input);
     await cs.pendingOne(pendingAcrossRestart);
@@ -93,7 +100,7 @@ test('a port in use is named, with how to change it', async () => {
   const port = (blocker.address() as AddressInfo).port;
   try {
     await assert.rejects(
-      startCountersign({ env: testEnv(dataDir), port, devServerPort: 0 }),
+      startCountersign({ env: testEnv(dataDir), port, devServerPorts: { port: 0, uiPort: 0 } }),
       (error: Error) => error.message.includes(`port ${port}`) && error.message.includes('PORT='),
     );
   } finally {

@@ -53,7 +53,7 @@ export interface Stack {
   apiCalls(method: string): number;
   /** Starts the worker again; `address` connects it elsewhere (a proxy in front of Temporal). */
   startWorker(options?: { address?: string }): Promise<void>;
-  /** Where Temporal (the devserver, or TEMPORAL_ADDRESS) listens. */
+  /** Where Temporal (the test's own dev server, or TEMPORAL_ADDRESS) listens. */
   temporalAddress: string;
   close(): Promise<void>;
 }
@@ -67,7 +67,7 @@ export interface StackOptions {
 }
 
 /**
- * The whole thing in one process on free ports: a devserver (or TEMPORAL_ADDRESS), the real
+ * The whole thing in one process on free ports: a Temporal dev server (or TEMPORAL_ADDRESS), the real
  * worker with the email/webhook notifier, the scripted fake model, and the API with its inbox.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {

@@ -4,7 +4,10 @@ import { ROLES } from './process-stack.js';
 import type { Random } from './random.js';
 
 export interface ChaosOptions {
-  /** Kills in all; the first three take each role once, in a random order. */
+  /**
+   * Kills in all, in rounds that take every role once in a random order: each role is killed
+   * `kills / 3` times, give or take one.
+   */
   kills: number;
   /** Pause between the end of one restart and the next kill, in ms. */
   gapMs: [number, number];
@@ -16,7 +19,7 @@ export interface ChaosLog {
   kills: { role: Role; atMs: number }[];
 }
 
-/** Restarts until the process is up: a worker or API may not start while the devserver is down. */
+/** Restarts until the process is up: a worker or API may not start while Temporal is down. */
 async function restartUntilUp(stack: ProcessStack, role: Role): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -27,6 +30,20 @@ async function restartUntilUp(stack: ProcessStack, role: Role): Promise<void> {
       await sleep(500);
     }
   }
+}
+
+/** A random order of every role, as many times over as `kills` needs. */
+function killOrder(random: Random, kills: number): Role[] {
+  const order: Role[] = [];
+  while (order.length < kills) {
+    const round = [...ROLES];
+    for (let i = round.length - 1; i > 0; i--) {
+      const j = random.int(0, i);
+      [round[i], round[j]] = [round[j]!, round[i]!];
+    }
+    order.push(...round);
+  }
+  return order.slice(0, kills);
 }
 
 /**
@@ -41,11 +58,10 @@ export async function unleashChaos(
 ): Promise<ChaosLog> {
   const log: ChaosLog = { kills: [] };
   const started = Date.now();
-  const order = [...ROLES].sort(() => random.next() - 0.5);
-  for (let i = 0; i < options.kills && !stop.aborted; i++) {
+  const order = killOrder(random, options.kills);
+  for (const role of order) {
     await sleep(random.int(...options.gapMs), undefined, { signal: stop }).catch(() => undefined);
     if (stop.aborted) break;
-    const role = i < order.length ? order[i]! : random.pick(ROLES);
     log.kills.push({ role, atMs: Date.now() - started });
     await stack.kill(role);
     await sleep(random.int(...options.downMs));

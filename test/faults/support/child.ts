@@ -1,6 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -21,8 +19,8 @@ export interface ChildSpec {
   file: string;
   args?: string[];
   env?: Record<string, string>;
-  /** How to tell it is up: it calls `reportReady`, or it accepts TCP connections on a port. */
-  ready: 'ipc' | { port: number };
+  /** How to tell it is up: it calls `reportReady`. */
+  ready: 'ipc';
   timeoutMs?: number;
 }
 
@@ -43,17 +41,6 @@ const live = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const proc of live) proc.kill('SIGKILL');
 });
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: '127.0.0.1' });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 /**
  * Starts a TypeScript file in a node process of its own (tsx as a loader, so the pid is the very
@@ -116,16 +103,6 @@ export function startChild(spec: ChildSpec): Promise<Child> {
       if (message.type === 'reply') waiter?.resolve(message.value);
       else waiter?.reject(new Error(`${spec.label}: ${message.message}`));
     });
-    if (spec.ready !== 'ipc') {
-      const port = spec.ready.port;
-      void (async () => {
-        while (!child.exited && !(await portOpen(port))) await sleep(50);
-        if (!child.exited) {
-          clearTimeout(timer);
-          resolve(child);
-        }
-      })();
-    }
   });
 }
 

@@ -117,3 +117,20 @@ export async function inboxRunIds(reviewer: Rest): Promise<Set<string>> {
   } while (pageToken);
   return ids;
 }
+
+/**
+ * The inbox once it has caught up: Temporal's list reads visibility, which a run's close reaches
+ * a moment after the run itself. Lists until none of `runs` is listed or `deadline` (epoch ms) has
+ * passed, and returns the last answer, for the invariants to name what stayed.
+ */
+export async function settledInbox(
+  reviewer: Rest,
+  runs: PlannedRun[],
+  deadline: number,
+): Promise<Set<string>> {
+  for (;;) {
+    const listed = await inboxRunIds(reviewer);
+    if (!runs.some((run) => listed.has(run.runId)) || Date.now() > deadline) return listed;
+    await sleep(250);
+  }
+}

@@ -23,7 +23,7 @@ export interface FaultStack {
   close(): Promise<void>;
 }
 
-/** The fake model in this process, and devserver, worker and API as killable children. */
+/** The fake model in this process, and the Temporal dev server, worker and API as killable children. */
 export async function startFaultStack(
   options: { reviewers?: number; notify?: boolean; decisionWaitMs?: number } = {},
 ): Promise<FaultStack> {
@@ -49,6 +49,8 @@ export async function startFaultStack(
       approvers,
       notify: options.notify,
       decisionWaitMs: options.decisionWaitMs,
+      // Every start of the server appends to it: FAULT_KEEP=1 leaves it for a post-mortem.
+      temporalLog: path.join(dataDir, 'temporal.log'),
     });
   } catch (err) {
     await model.close();
@@ -64,7 +66,7 @@ export async function startFaultStack(
     async close() {
       await stack.stop();
       await model.close();
-      // FAULT_KEEP=1 leaves the SQLite history and the tool ledger behind for a post-mortem.
+      // FAULT_KEEP=1 leaves Temporal's SQLite file and log and the tool ledger behind for a post-mortem.
       if (process.env.FAULT_KEEP === '1') console.error(`# fault data kept in ${dataDir}`);
       else rmSync(dataDir, { recursive: true, force: true });
     },

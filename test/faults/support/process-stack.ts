@@ -1,16 +1,29 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { devServerSearchAttributes } from '../../../main/temporal.js';
+import { requireTemporalBinary } from '../../../main/temporal-binaries.js';
+import { startTemporalDevServer, type TemporalDevServer } from '../../../main/temporal-dev-server.js';
 import type { ApproverConfig } from '../../../protocol/index.js';
 import { bundleWorkflows } from '../../../worker/index.js';
-import { startChild, type Child, type ChildSpec } from './child.js';
+import { startChild, type ChildSpec } from './child.js';
 import { freePort } from './free-port.js';
 
-export type Role = 'devserver' | 'worker' | 'api';
-export const ROLES: readonly Role[] = ['devserver', 'worker', 'api'];
+export type Role = 'temporal' | 'worker' | 'api';
+export const ROLES: readonly Role[] = ['temporal', 'worker', 'api'];
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
+/** One process of the stack, as the suite kills and watches it. */
+export interface StackProcess {
+  pid: number;
+  /** It has ended, however (a SIGKILL, a crash). */
+  readonly exited: boolean;
+  /** SIGKILL, and wait until it is gone. */
+  kill(): Promise<void>;
+}
 
 export interface ProcessStackOptions {
   dataDir: string;
@@ -23,19 +36,72 @@ export interface ProcessStackOptions {
   decisionWaitMs?: number;
   /** Which processes to run; all three when absent. */
   roles?: readonly Role[];
+  /** A file the Temporal server's log is appended to, across restarts; kept in memory only when absent. */
+  temporalLog?: string;
+}
+
+/** How the real Temporal dev server is started, the first time and after every SIGKILL. */
+interface TemporalSpec {
+  port: number;
+  dbFilename: string;
+  logFile?: string;
+}
+
+/** Launches a role's process; every restart takes the same path with the same settings. */
+type Launcher = () => Promise<StackProcess>;
+
+/**
+ * A SIGKILLed server's port can be refused for a moment ("address already in use"), and so can
+ * the internal ports the CLI picks for itself: try again, within a bound, on the same port.
+ */
+async function launchTemporal(spec: TemporalSpec): Promise<StackProcess> {
+  const executable = requireTemporalBinary('cli');
+  for (let attempt = 1; ; attempt++) {
+    let server: TemporalDevServer;
+    try {
+      server = await startTemporalDevServer({
+        executable,
+        dbFilename: spec.dbFilename,
+        port: spec.port,
+        searchAttributes: devServerSearchAttributes,
+        logFile: spec.logFile,
+      });
+    } catch (err) {
+      if (!/address already in use/i.test((err as Error).message) || attempt >= 40) throw err;
+      await sleep(250);
+      continue;
+    }
+    return temporalProcess(server);
+  }
+}
+
+function temporalProcess(server: TemporalDevServer): StackProcess {
+  let exited = false;
+  void server.exited.then(() => (exited = true));
+  return {
+    pid: server.pid,
+    get exited() {
+      return exited;
+    },
+    async kill() {
+      if (exited) return;
+      server.kill('SIGKILL');
+      await server.exited;
+    },
+  };
 }
 
 /**
- * Countersign as separate processes: the devserver on a SQLite file, one worker, one API. Each
- * can be killed with SIGKILL and restarted on the same ports and files, as an operator's
- * supervisor would.
+ * Countersign as separate processes: the real Temporal dev server (`temporal server start-dev`) on
+ * a SQLite file, one worker, one API. Each can be killed with SIGKILL and restarted on the same
+ * ports and files, as an operator's supervisor would.
  */
 export class ProcessStack {
-  readonly children = new Map<Role, Child>();
-  readonly restarts: Record<Role, number> = { devserver: 0, worker: 0, api: 0 };
+  readonly children = new Map<Role, StackProcess>();
+  readonly restarts: Record<Role, number> = { temporal: 0, worker: 0, api: 0 };
 
   private constructor(
-    private readonly specs: Record<Role, ChildSpec>,
+    private readonly launchers: Record<Role, Launcher>,
     readonly apiUrl: string,
     readonly temporalAddress: string,
     readonly dbPath: string,
@@ -67,28 +133,26 @@ export class ProcessStack {
         ? {}
         : { STACK_DECISION_WAIT_MS: String(options.decisionWaitMs) }),
     };
-    const specs: Record<Role, ChildSpec> = {
-      devserver: {
-        label: 'devserver',
-        file: 'devserver/cli.ts',
-        args: ['--port', String(temporalPort), '--db', dbPath],
-        ready: { port: temporalPort },
-      },
-      worker: {
-        label: 'worker',
-        file: here('../stack/worker-process.ts'),
-        env,
-        ready: 'ipc',
-        timeoutMs: 120_000,
-      },
-      api: {
-        label: 'api',
-        file: here('../stack/api-process.ts'),
-        env: { ...env, PORT: String(apiPort) },
-        ready: 'ipc',
-      },
+    const temporal: TemporalSpec = { port: temporalPort, dbFilename: dbPath, logFile: options.temporalLog };
+    const worker: ChildSpec = {
+      label: 'worker',
+      file: here('../stack/worker-process.ts'),
+      env,
+      ready: 'ipc',
+      timeoutMs: 120_000,
     };
-    const stack = new ProcessStack(specs, apiUrl, temporalAddress, dbPath, signingSecret);
+    const api: ChildSpec = {
+      label: 'api',
+      file: here('../stack/api-process.ts'),
+      env: { ...env, PORT: String(apiPort) },
+      ready: 'ipc',
+    };
+    const launchers: Record<Role, Launcher> = {
+      temporal: () => launchTemporal(temporal),
+      worker: () => startChild(worker),
+      api: () => startChild(api),
+    };
+    const stack = new ProcessStack(launchers, apiUrl, temporalAddress, dbPath, signingSecret);
     try {
       for (const role of roles) await stack.launch(role);
     } catch (err) {
@@ -104,7 +168,7 @@ export class ProcessStack {
   }
 
   private async launch(role: Role): Promise<void> {
-    this.children.set(role, await startChild(this.specs[role]));
+    this.children.set(role, await this.launchers[role]());
   }
 
   async kill(role: Role): Promise<void> {

@@ -1,0 +1,225 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+
+/** A search attribute type as `temporal server start-dev --search-attribute` spells it. */
+export type DevServerAttributeType =
+  | 'Text'
+  | 'Keyword'
+  | 'Int'
+  | 'Double'
+  | 'Bool'
+  | 'Datetime'
+  | 'KeywordList';
+
+export interface DevServerOptions {
+  /** The Temporal CLI binary (see `findTemporalBinary`). */
+  executable: string;
+  /** SQLite file that keeps runs across restarts; in memory when absent. */
+  dbFilename?: string;
+  /** The frontend's gRPC port; a free one when absent or 0. */
+  port?: number;
+  /** The Web UI's port (a free one when 0), or false for none. Default: false. */
+  uiPort?: number | false;
+  /** Default `127.0.0.1`. */
+  ip?: string;
+  /** Search attributes to register at start (a no-op on an existing database, which has them). */
+  searchAttributes?: Record<string, DevServerAttributeType>;
+  /** `--dynamic-config-value` settings: how a test lowers a limit to reach it. */
+  dynamicConfig?: Record<string, string | number | boolean>;
+  /** The server's own log; it is kept in memory for error messages either way. */
+  logFile?: string;
+  /** Default `warn`. */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** How long to wait for the frontend to answer. Default 60 s. */
+  startTimeoutMs?: number;
+}
+
+export interface DevServerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface TemporalDevServer {
+  /** `host:port` of the gRPC frontend. */
+  address: string;
+  port: number;
+  /** The Web UI's URL, when it runs. */
+  uiUrl?: string;
+  pid: number;
+  /** Resolves when the process ends, however it ends. */
+  exited: Promise<DevServerExit>;
+  /** The last lines the server wrote, for error messages. */
+  recentLog(): string;
+  /** Sends a signal without waiting (the fault suite's SIGKILL). */
+  kill(signal?: NodeJS.Signals): void;
+  /** SIGTERM, then SIGKILL if it has not ended after `graceMs` (default 10 s). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** A free TCP port on `ip`, as the OS hands one out; the CLI takes no port 0. */
+export function freePort(ip = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, ip, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether something already listens on `ip:port`. */
+export function portTaken(port: number, ip = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(true));
+    server.listen(port, ip, () => server.close(() => resolve(false)));
+  });
+}
+
+const LOG_LINES = 40;
+
+/**
+ * Starts `temporal server start-dev` as a child process and resolves once its frontend answers.
+ * The child ends with this process (also on an uncaught error); a taken port, or a server that
+ * exits while starting, rejects with the server's own words.
+ */
+export async function startTemporalDevServer(options: DevServerOptions): Promise<TemporalDevServer> {
+  const ip = options.ip ?? '127.0.0.1';
+  // A port picked here may be taken by another process before the server binds it: pick again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launch(options, ip);
+    } catch (error) {
+      const picked = !options.port || options.uiPort === 0;
+      if (!(error instanceof DevServerPortTaken) || !picked || attempt >= 5) throw error;
+    }
+  }
+}
+
+/** The port the server was to listen on is held by another process. */
+export class DevServerPortTaken extends Error {}
+
+async function launch(options: DevServerOptions, ip: string): Promise<TemporalDevServer> {
+  const port = options.port || (await freePort(ip));
+  const uiPort =
+    options.uiPort === false || options.uiPort === undefined ? false : options.uiPort || (await freePort(ip));
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--log-level',
+    options.logLevel ?? 'warn',
+  ];
+  if (uiPort === false) args.push('--headless');
+  else args.push('--ui-port', String(uiPort));
+  if (options.dbFilename) args.push('--db-filename', options.dbFilename);
+  for (const [name, type] of Object.entries(options.searchAttributes ?? {})) {
+    args.push('--search-attribute', `${name}=${type}`);
+  }
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+
+  const child = spawn(options.executable, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.on('exit', killOnExit);
+  const exited = new Promise<DevServerExit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      process.off('exit', killOnExit);
+      resolve({ code, signal });
+    });
+  });
+  const spawnFailed = new Promise<never>((_, reject) =>
+    child.once('error', (error) => reject(new Error(`cannot run ${options.executable}: ${error.message}`))),
+  );
+  spawnFailed.catch(() => undefined);
+
+  const lines: string[] = [];
+  let file: WriteStream | undefined;
+  if (options.logFile) file = createWriteStream(options.logFile, { flags: 'a' });
+  const keep = (chunk: Buffer) => {
+    file?.write(chunk);
+    lines.push(...chunk.toString().split('\n').filter(Boolean));
+    lines.splice(0, Math.max(0, lines.length - LOG_LINES));
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  void exited.then(() => file?.end());
+
+  const address = `${ip.includes(':') ? `[${ip}]` : ip}:${port}`;
+  const server: TemporalDevServer = {
+    address,
+    port,
+    uiUrl: uiPort === false ? undefined : `http://${ip.includes(':') ? `[${ip}]` : ip}:${uiPort}`,
+    pid: child.pid ?? -1,
+    exited,
+    recentLog: () => lines.join('\n'),
+    kill: (signal = 'SIGTERM') => void child.kill(signal),
+    async stop(graceMs = 10_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+
+  const ended = exited.then(({ code, signal }) => {
+    const log = server.recentLog();
+    if (/address already in use/.test(log))
+      throw new DevServerPortTaken(`Temporal dev server: ${log.trim()}`);
+    throw new Error(
+      `the Temporal dev server exited while starting (${signal ?? `code ${code}`})${log ? `:\n${log}` : ''}`,
+    );
+  });
+  const starting = new AbortController();
+  try {
+    await Promise.race([
+      waitUntilServing(address, options.startTimeoutMs ?? 60_000, starting.signal),
+      ended,
+      spawnFailed,
+    ]);
+  } catch (error) {
+    await server.stop(2_000);
+    throw error;
+  } finally {
+    starting.abort();
+  }
+  ended.catch(() => undefined);
+  return server;
+}
+
+/**
+ * Until the frontend answers for the default namespace, which the dev server creates at start. Each
+ * try has its own connection and deadline, so something else holding the port cannot stall it.
+ */
+async function waitUntilServing(address: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!signal.aborted) {
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      try {
+        await connection.withDeadline(Date.now() + 2_000, () =>
+          connection.workflowService.describeNamespace({ namespace: 'default' }),
+        );
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      if (Date.now() > deadline) {
+        throw new Error(
+          `the Temporal dev server at ${address} did not answer within ${timeoutMs} ms: ${(error as Error).message}`,
+        );
+      }
+      await sleep(100);
+    }
+  }
+}

