@@ -7,6 +7,8 @@ import { lazy } from './sqlite.js';
 
 /** Transfers above this many dollars wait for a human; smaller ones run at once. */
 export const TRANSFER_APPROVAL_THRESHOLD = 1000;
+/** Above this, the large-transfer tier: two approvers, `cfo` (or the admin), within four hours. */
+export const LARGE_TRANSFER_THRESHOLD = 100_000;
 
 const AccountNumber = z
   .string()
@@ -27,9 +29,20 @@ export function bankTransferAgent(dataDir: string) {
     }),
     approval: {
       when: {
-        if: { arg: 'amount', op: 'gt', value: TRANSFER_APPROVAL_THRESHOLD },
-        then: 'approve',
-        else: 'auto',
+        if: { arg: 'amount', op: 'gt', value: LARGE_TRANSFER_THRESHOLD },
+        then: {
+          approve: {
+            name: 'large transfer',
+            approvers: ['cfo', 'admin'],
+            requiredApprovals: 2,
+            deadlineSeconds: 4 * 3600,
+          },
+        },
+        else: {
+          if: { arg: 'amount', op: 'gt', value: TRANSFER_APPROVAL_THRESHOLD },
+          then: 'approve',
+          else: 'auto',
+        },
       },
       decisions: ['approve', 'edit', 'reject'],
       // A reviewer may lower or raise the amount, never redirect the money.
@@ -44,7 +57,7 @@ export function bankTransferAgent(dataDir: string) {
   const accounts = SEED_ACCOUNTS.map((a) => `${formatAccount(a.number)} (${a.owner})`).join(', ');
   return defineAgent({
     name: 'bank-transfer',
-    description: `Moves money between ledger accounts; transfers over $${TRANSFER_APPROVAL_THRESHOLD} need a human.`,
+    description: `Moves money between ledger accounts; transfers over $${TRANSFER_APPROVAL_THRESHOLD} need a human, over $${LARGE_TRANSFER_THRESHOLD} two.`,
     instructions: [
       'You are a bank operations assistant. Use the transfer tool to move money exactly as asked.',
       `Known accounts: ${accounts}.`,

@@ -22,6 +22,7 @@ export const REFUSAL_STATUS: Record<RefusalCode, number> = {
   role_not_allowed: 403,
   self_approval: 403,
   already_approved_by_you: 409,
+  policy_denied: 400,
   link_used: 409,
 };
 

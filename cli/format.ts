@@ -1,4 +1,10 @@
-import type { ApprovalView, RunEvent, RunSummary, TranscriptMessage } from '../protocol/index.js';
+import {
+  requirementLines,
+  type ApprovalView,
+  type RunEvent,
+  type RunSummary,
+  type TranscriptMessage,
+} from '../protocol/index.js';
 
 /** Human-readable output; `--json` prints the API's answers as they are instead. */
 
@@ -123,9 +129,9 @@ export function approvalCard(
     lines.push(`  ${a.tool} arguments:`, indent(JSON.stringify(a.args, null, 2)));
   if (a.result !== undefined) lines.push('  result for review:', indent(JSON.stringify(a.result, null, 2)));
   if (a.editableFields) lines.push(`  editable: ${a.editableFields.join(', ')}`);
-  lines.push(
-    `  decisions: ${a.allowedDecisions.join(', ')}; approvers: ${a.approvers.join(', ')}; deadline ${a.deadline}`,
-  );
-  if (a.requiredApprovals > 1) lines.push(`  approvals so far: ${a.approvals.length}/${a.requiredApprovals}`);
+  lines.push(`  decisions: ${a.allowedDecisions.join(', ')}; deadline ${a.deadline}`);
+  lines.push('  needs:', ...requirementLines(a).map((line) => `    ${line}`));
+  if (a.approvals.length > 0)
+    lines.push(`  approved so far by: ${a.approvals.map((s) => s.approver).join(', ')}`);
   return lines.join('\n');
 }

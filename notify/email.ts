@@ -1,4 +1,4 @@
-import type { ApprovalView, ApproverConfig } from '../protocol/index.js';
+import { requirementLines, type ApprovalView, type ApproverConfig } from '../protocol/index.js';
 import { escapeHtml } from './html.js';
 
 export interface EmailLinks {
@@ -50,7 +50,7 @@ export function renderApprovalEmail(
     ['Requested by', approval.requester ?? 'unknown'],
     ['Decide before', approval.deadline],
   ];
-  if (approval.requiredApprovals > 1) facts.push(['Approvals needed', String(approval.requiredApprovals)]);
+  for (const line of requirementLines(approval)) facts.push(['Needs', line]);
   const parts = proposal(approval);
 
   const text = [

@@ -19,8 +19,29 @@ export const ArgChange = z.strictObject({
 });
 export type ArgChange = z.infer<typeof ArgChange>;
 
-export const Signoff = z.strictObject({ approver: z.string(), channel: Channel, at: z.string() });
+/** One person's approval; `roles` are those they held when they gave it, which decide where it counts. */
+export const Signoff = z.strictObject({
+  approver: z.string(),
+  roles: z.array(z.string()),
+  channel: Channel,
+  at: z.string(),
+});
 export type Signoff = z.infer<typeof Signoff>;
+
+/**
+ * One condition an approval must meet before it is approved: `count` distinct sign-offs from
+ * people holding one of `roles`. An approval is approved when every requirement is met; a sign-off
+ * counts toward each requirement whose roles its approver holds.
+ */
+export const Requirement = z.strictObject({
+  roles: z.array(z.string()).min(1),
+  count: z.number().int().min(1),
+  /** Why it is asked: the policy rule that applied ("transfer: amount > 100000"). */
+  reason: z.string(),
+  /** The tier that rule chose, when it names one. */
+  tier: z.string().optional(),
+});
+export type Requirement = z.infer<typeof Requirement>;
 
 /** How an approval ended. */
 export const ApprovalOutcome = z.strictObject({
@@ -54,8 +75,12 @@ export const ApprovalView = z.strictObject({
   schema: JsonSchema,
   allowedDecisions: z.array(DecisionType),
   editableFields: z.array(z.string()).optional(),
+  /** Every role that may decide: the union of the requirements' roles. */
   approvers: z.array(z.string()),
+  /** The largest quorum among the requirements (each has its own count). */
   requiredApprovals: z.number().int(),
+  /** What must be met before this is approved; an edit may add to it, never take from it. */
+  requirements: z.array(Requirement).min(1),
   approvals: z.array(Signoff),
   requester: z.string().optional(),
   allowSelfApproval: z.boolean(),

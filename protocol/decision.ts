@@ -62,6 +62,7 @@ export const RefusalCode = z.enum([
   'self_approval', // 403
   'already_approved_by_you', // 409
   'link_used', // 409
+  'policy_denied', // 400: an edit the tool's policy would refuse
 ]);
 export type RefusalCode = z.infer<typeof RefusalCode>;
 

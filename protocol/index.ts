@@ -10,3 +10,4 @@ export * from './tracking-id.js';
 export * from './search-attributes.js';
 export * from './approver.js';
 export * from './names.js';
+export * from './requirements.js';

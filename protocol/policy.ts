@@ -31,11 +31,6 @@ export const Condition: z.ZodType<Condition> = z.lazy(() =>
   ]),
 );
 
-export type PolicyRule = Verdict | { if: Condition; then: PolicyRule; else: PolicyRule };
-export const PolicyRule: z.ZodType<PolicyRule> = z.lazy(() =>
-  z.union([Verdict, z.strictObject({ if: Condition, then: PolicyRule, else: PolicyRule })]),
-);
-
 export const TimeoutAction = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('reject') }),
   z.strictObject({
@@ -45,6 +40,35 @@ export const TimeoutAction = z.discriminatedUnion('action', [
   }),
 ]);
 export type TimeoutAction = z.infer<typeof TimeoutAction>;
+
+/**
+ * An `approve` outcome with its own approvers, quorum, deadline and timeout action: a transfer over
+ * $100,000 needs two approvers, one of them `cfo`, within four hours. A field left out falls back
+ * to the tool's policy.
+ */
+export const ApprovalTier = z.strictObject({
+  /** Shown in every channel beside the rule that chose the tier ("large transfer"). */
+  name: z.string().min(1).max(100).optional(),
+  /** Roles whose sign-offs count toward this tier's quorum. */
+  approvers: z.array(z.string().min(1)).min(1).optional(),
+  requiredApprovals: z.number().int().min(1).optional(),
+  deadlineSeconds: z.number().positive().optional(),
+  onTimeout: TimeoutAction.optional(),
+});
+export type ApprovalTier = z.infer<typeof ApprovalTier>;
+
+/** A verdict, a tiered approval, or a condition choosing between two rules. */
+export type PolicyRule =
+  | Verdict
+  | { approve: ApprovalTier }
+  | { if: Condition; then: PolicyRule; else: PolicyRule };
+export const PolicyRule: z.ZodType<PolicyRule> = z.lazy(() =>
+  z.union([
+    Verdict,
+    z.strictObject({ approve: ApprovalTier }),
+    z.strictObject({ if: Condition, then: PolicyRule, else: PolicyRule }),
+  ]),
+);
 
 /** How a gated tool call is decided. Every field has a safe default. */
 export const ApprovalPolicy = z.strictObject({

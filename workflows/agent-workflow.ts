@@ -145,7 +145,7 @@ async function runTurn(
   const toolItems = parsed.filter(
     (item): item is Extract<ParsedCall, { kind: 'tool' }> => item.kind === 'tool',
   );
-  const planned = ctx.agent.planReview && toolItems.some((item) => item.verdict === 'approve');
+  const planned = ctx.agent.planReview && toolItems.some((item) => item.policy.verdict === 'approve');
   const handled = planned ? parsed.filter((item) => item.kind !== 'tool') : parsed;
 
   const work: Promise<{ messages: { toolCallId: string; content: string }[]; addedCalls: ToolCall[] }>[] =
@@ -175,10 +175,10 @@ function answer(ctx: RunContext, item: ParsedCall): Promise<string> | string {
     case 'ask':
       return askHuman(ctx, item.call.id, item.args);
     case 'tool':
-      if (item.verdict === 'deny') return deniedCall(ctx, item.tool, item.call.id);
-      if (item.verdict === 'auto')
+      if (item.policy.verdict === 'deny') return deniedCall(ctx, item.tool, item.call.id);
+      if (item.policy.verdict === 'auto')
         return runCall(ctx, item.tool, item.call.id, item.args, { approvedBy: [] });
-      return gatedCall(ctx, item.tool, item.call.id, item.args);
+      return gatedCall(ctx, item.tool, item.call.id, item.args, item.policy);
   }
 }
 

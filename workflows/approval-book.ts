@@ -12,6 +12,7 @@ import type {
   JsonValue,
   PlanStep,
   JsonSchema,
+  Requirement,
   TimeoutAction,
   ToolSpec,
 } from '../protocol/index.js';
@@ -19,6 +20,7 @@ import { diffJson } from './arg-diff.js';
 import type { ApprovalRecord } from './approval-record.js';
 import { checkDecision, type Accepted } from './check-decision.js';
 import type { RunLog } from './run-log.js';
+import { mergeRequirements, requirementsMet, summarize } from '../protocol/requirements.js';
 import { validateAgainstSchema } from './validate-args.js';
 
 /** What a part of the workflow asks a human to decide. */
@@ -35,8 +37,8 @@ export interface ApprovalRequest {
   resultSchema?: JsonSchema;
   allowedDecisions: DecisionType[];
   editableFields?: string[];
-  approvers: string[];
-  requiredApprovals: number;
+  /** Who must approve, and why; see `Requirement`. */
+  requirements: Requirement[];
   allowSelfApproval: boolean;
   deadlineSeconds: number;
   onTimeout: TimeoutAction;
@@ -105,8 +107,8 @@ export class ApprovalBook {
       schema: request.schema,
       allowedDecisions: request.allowedDecisions,
       ...(request.editableFields ? { editableFields: request.editableFields } : {}),
-      approvers: request.approvers,
-      requiredApprovals: request.requiredApprovals,
+      ...summarize(request.requirements),
+      requirements: request.requirements,
       approvals: [],
       ...(this.run.requester !== undefined ? { requester: this.run.requester } : {}),
       allowSelfApproval: request.allowSelfApproval,
@@ -129,7 +131,8 @@ export class ApprovalBook {
       data: {
         kind: request.kind,
         toolCallId: request.toolCallId,
-        approvers: request.approvers,
+        approvers: view.approvers,
+        requirements: request.requirements,
         deadline: view.deadline,
       },
     });
@@ -178,9 +181,21 @@ export class ApprovalBook {
     this.record(signal, record, { accepted: true });
   }
 
-  /** The deadline passed: hand the approval to the escalation roles with a fresh deadline. */
+  /**
+   * The deadline passed: hand the approval to the escalation roles with a fresh deadline. A new
+   * quorum starts among them; the first sign-offs stay in the audit trail but no longer count.
+   */
   escalate(record: ApprovalRecord, approvers: string[], deadlineSeconds: number): void {
-    record.view.approvers = approvers;
+    const view = record.view;
+    view.requirements = [
+      {
+        roles: approvers,
+        count: view.requiredApprovals,
+        reason: `escalated: nobody decided before the deadline (${view.requirements.map((r) => r.reason).join('; ')})`,
+      },
+    ];
+    Object.assign(view, summarize(view.requirements));
+    view.approvals = [];
     record.view.escalated = true;
     record.view.deadline = new Date(Date.now() + deadlineSeconds * 1000).toISOString();
     this.log.add({
@@ -207,7 +222,12 @@ export class ApprovalBook {
   private apply(record: ApprovalRecord, signal: DecisionSignal, checked: Accepted): void {
     const view = record.view;
     const decision = signal.decision;
-    const signoff = { approver: signal.approver.id, channel: signal.channel, at: new Date().toISOString() };
+    const signoff = {
+      approver: signal.approver.id,
+      roles: signal.approver.roles,
+      channel: signal.channel,
+      at: new Date().toISOString(),
+    };
     this.log.add({
       type: 'approval.decided',
       trackingId: view.trackingId,
@@ -217,6 +237,7 @@ export class ApprovalBook {
       decision: decision.type,
       ...(decision.message !== undefined ? { message: decision.message } : {}),
       ...(checked.diff ? { diff: checked.diff } : {}),
+      ...(checked.raised ? { data: { requirementsAdded: checked.raised.requirements } } : {}),
     });
     const by = [signal.approver.id];
     switch (decision.type) {
@@ -233,12 +254,13 @@ export class ApprovalBook {
         else if (checked.args) view.args = checked.args;
         view.approvals = [signoff];
         record.edited = true;
+        if (checked.raised) this.raise(record, checked.raised);
         break;
       case 'approve':
         view.approvals.push(signoff);
         break;
     }
-    if (view.approvals.length < view.requiredApprovals) {
+    if (!requirementsMet(view.requirements, view.approvals)) {
       this.onChange();
       return;
     }
@@ -264,6 +286,21 @@ export class ApprovalBook {
         diff: diffJson(record.original.args, view.args),
       });
     }
+  }
+
+  /**
+   * An edit moved the proposal into a stricter tier: its requirements are added (never replacing
+   * those shown before), and an earlier deadline or a reject on timeout applies.
+   */
+  private raise(record: ApprovalRecord, raised: NonNullable<Accepted['raised']>): void {
+    const view = record.view;
+    view.requirements = mergeRequirements(view.requirements, raised.requirements);
+    Object.assign(view, summarize(view.requirements));
+    if (raised.deadlineSeconds !== undefined) {
+      const deadline = Date.now() + raised.deadlineSeconds * 1000;
+      if (deadline < Date.parse(view.deadline)) view.deadline = new Date(deadline).toISOString();
+    }
+    if (raised.onTimeout?.action === 'reject') view.onTimeout = raised.onTimeout;
   }
 
   private settle(

@@ -17,8 +17,16 @@ export async function awaitHumanDecision(
   // server never holds back a decision taken in the inbox.
   void notify(view);
   for (;;) {
-    const remaining = Date.parse(view.deadline) - Date.now();
-    if (remaining > 0 && (await condition(() => view.status !== 'pending', remaining))) return view;
+    const deadline = view.deadline;
+    const remaining = Date.parse(deadline) - Date.now();
+    // An edit into a stricter tier can bring the deadline forward: wait again from the new one.
+    if (
+      remaining > 0 &&
+      (await condition(() => view.status !== 'pending' || view.deadline !== deadline, remaining))
+    ) {
+      if (view.status !== 'pending') return view;
+      continue;
+    }
     if (view.status !== 'pending') return view;
     const onTimeout = view.onTimeout;
     if (onTimeout.action === 'escalate' && !view.escalated) {

@@ -6,9 +6,14 @@ import type {
   JsonValue,
   PlanStep,
   RefusalCode,
+  Requirement,
+  TimeoutAction,
+  ToolSpec,
 } from '../protocol/index.js';
 import { diffJson, topLevelField } from './arg-diff.js';
 import type { ApprovalRecord, DecisionContext } from './approval-record.js';
+import { evaluatePolicy, policyOf, requirementOf } from './evaluate-policy.js';
+import { mergeRequirements } from '../protocol/requirements.js';
 import { validateAgainstSchema } from './validate-args.js';
 
 export type Refusal = { ok: false; code: RefusalCode; reason: string; fieldErrors?: FieldError[] };
@@ -20,7 +25,16 @@ export type Accepted = {
   plan?: PlanStep[];
   result?: JsonValue;
   diff?: ArgChange[];
+  /** What the policy asks of the edited proposal beyond what the approval already required. */
+  raised?: Raised;
 };
+
+/** The stricter tier an edit moved a proposal into: more requirements, maybe a shorter deadline. */
+export interface Raised {
+  requirements: Requirement[];
+  deadlineSeconds?: number;
+  onTimeout?: TimeoutAction;
+}
 
 /**
  * Checks one decision against its approval, in the order a person would want the reasons: does it
@@ -75,26 +89,80 @@ export function checkDecision(
     }
     case 'edit':
       if (view.kind === 'plan') return checkPlanEdit(record, decision.plan, context);
-      return checkArgsEdit(record, decision.args);
+      return checkArgsEdit(record, decision.args, context);
   }
 }
 
-function checkArgsEdit(record: ApprovalRecord, args: JsonObject | undefined): Refusal | Accepted {
+function checkArgsEdit(
+  record: ApprovalRecord,
+  args: JsonObject | undefined,
+  context: DecisionContext,
+): Refusal | Accepted {
   const view = record.view;
   if (args === undefined)
     return invalid('an edit must carry the new arguments', [{ path: '/args', message: 'required' }]);
-  if (view.kind === 'result') return { ok: true, args, diff: diffJson(view.result, args) };
+  if (view.kind === 'result') {
+    // An edited output is an answer in the tool's place: it must match the tool's result schema.
+    const errors = validateAgainstSchema(record.resultSchema ?? {}, args, '/args');
+    return errors.length > 0
+      ? invalid('the edited output does not match the tool result schema', errors)
+      : { ok: true, args, diff: diffJson(view.result, args) };
+  }
   const errors = validateAgainstSchema(view.schema, args, '/args');
   const diff = diffJson(view.args, args);
-  const editable = view.editableFields;
-  if (editable) {
-    const locked = [...new Set(diff.map((change) => topLevelField(change.path)))].filter(
-      (f) => !editable.includes(f),
-    );
-    for (const field of locked)
-      errors.push({ path: `/args/${field}`, message: `${field} may not be edited` });
+  errors.push(...lockedFields(view.editableFields, diff, '/args'));
+  if (errors.length > 0) return invalid('the edited arguments are invalid', errors);
+  const tool = context.tools.get(view.tool);
+  if (!tool) return { ok: true, args, diff };
+  const judged = judgeEdit(tool, args, '');
+  if (!judged.ok) return judged;
+  const raised = judged.raised && stricterThan(record, judged.raised);
+  return { ok: true, args, diff, ...(raised ? { raised } : {}) };
+}
+
+/** What of `raised` the approval does not already ask for; undefined when nothing. */
+function stricterThan(record: ApprovalRecord, raised: Raised): Raised | undefined {
+  const view = record.view;
+  const current = view.requirements;
+  const requirements = mergeRequirements(current, raised.requirements).slice(current.length);
+  const earlier =
+    raised.deadlineSeconds !== undefined &&
+    Date.now() + raised.deadlineSeconds * 1000 < Date.parse(view.deadline);
+  const rejects = raised.onTimeout?.action === 'reject' && view.onTimeout.action !== 'reject';
+  if (requirements.length === 0 && !earlier && !rejects) return undefined;
+  return {
+    requirements,
+    ...(earlier ? { deadlineSeconds: raised.deadlineSeconds } : {}),
+    ...(rejects ? { onTimeout: raised.onTimeout } : {}),
+  };
+}
+
+/** Fields an edit changed that the policy does not let a human change. */
+function lockedFields(editable: string[] | undefined, diff: ArgChange[], prefix: string): FieldError[] {
+  if (!editable) return [];
+  return [...new Set(diff.map((change) => topLevelField(change.path)))]
+    .filter((field) => !editable.includes(field))
+    .map((field) => ({ path: `${prefix}/${field}`, message: `${field} may not be edited` }));
+}
+
+/**
+ * The policy on edited arguments: an edit can never produce a call the policy would deny, nor one
+ * that needs more or other approvers than the approval already asks for without asking for them.
+ */
+function judgeEdit(tool: ToolSpec, args: JsonObject, where: string): { ok: true; raised?: Raised } | Refusal {
+  const decision = evaluatePolicy(tool, args);
+  if (decision.verdict === 'deny') {
+    return refuse('policy_denied', `the policy refuses this edit${where}: ${decision.because} is denied`);
   }
-  return errors.length > 0 ? invalid('the edited arguments are invalid', errors) : { ok: true, args, diff };
+  if (decision.verdict === 'auto') return { ok: true };
+  return {
+    ok: true,
+    raised: {
+      requirements: [requirementOf(decision)],
+      deadlineSeconds: decision.tier.deadlineSeconds,
+      onTimeout: decision.tier.onTimeout,
+    },
+  };
 }
 
 function checkPlanEdit(
@@ -104,27 +172,62 @@ function checkPlanEdit(
 ): Refusal | Accepted {
   if (plan === undefined)
     return invalid('a plan edit must carry the new plan', [{ path: '/plan', message: 'required' }]);
-  const proposed = new Map((record.original.plan ?? []).map((step) => [step.toolCallId, step.tool]));
+  const proposed = new Map((record.original.plan ?? []).map((step) => [step.toolCallId, step]));
   const seen = new Set<string>();
   const errors: FieldError[] = [];
-  plan.forEach((step, i) => {
+  const tools: (ToolSpec | undefined)[] = plan.map((step, i) => {
     const tool = context.tools.get(step.tool);
     if (!tool) {
       errors.push({ path: `/plan/${i}/tool`, message: `${step.tool} is not a tool of this agent` });
-      return;
-    }
-    if (step.toolCallId !== undefined) {
-      if (proposed.get(step.toolCallId) !== step.tool) {
-        errors.push({ path: `/plan/${i}/toolCallId`, message: 'does not name a proposed call of this tool' });
-      } else if (seen.has(step.toolCallId)) {
-        errors.push({ path: `/plan/${i}/toolCallId`, message: 'a proposed call may appear once' });
-      }
-      seen.add(step.toolCallId);
+      return undefined;
     }
     errors.push(...validateAgainstSchema(tool.parameters, step.args, `/plan/${i}/args`));
+    if (step.toolCallId === undefined) return tool;
+    const original = proposed.get(step.toolCallId);
+    if (original?.tool !== step.tool) {
+      errors.push({ path: `/plan/${i}/toolCallId`, message: 'does not name a proposed call of this tool' });
+    } else if (seen.has(step.toolCallId)) {
+      errors.push({ path: `/plan/${i}/toolCallId`, message: 'a proposed call may appear once' });
+    } else {
+      // A proposed step follows its own tool's edit rules, as a single call would.
+      const diff = diffJson(original.args, step.args);
+      const policy = policyOf(tool);
+      if (diff.length > 0 && !tool.safe && !policy.decisions.includes('edit')) {
+        errors.push({ path: `/plan/${i}/args`, message: `${step.tool} calls may not be edited` });
+      } else if (!tool.safe) {
+        errors.push(...lockedFields(policy.editableFields, diff, `/plan/${i}/args`));
+      }
+    }
+    seen.add(step.toolCallId);
+    return tool;
   });
   if (errors.length > 0) return invalid('the edited plan is invalid', errors);
-  return { ok: true, plan, diff: diffJson(record.view.plan, plan) };
+  // Every step, added ones included, is judged by its own tool's policy on its final arguments.
+  let raised: Raised = { requirements: [] };
+  for (const [i, step] of plan.entries()) {
+    const judged = judgeEdit(tools[i]!, step.args, ` (plan step ${i + 1}, ${step.tool})`);
+    if (!judged.ok) return judged;
+    if (judged.raised) {
+      raised = {
+        requirements: mergeRequirements(raised.requirements, judged.raised.requirements),
+        deadlineSeconds: Math.min(
+          raised.deadlineSeconds ?? Infinity,
+          judged.raised.deadlineSeconds ?? Infinity,
+        ),
+        ...(judged.raised.onTimeout?.action === 'reject' || raised.onTimeout?.action === 'reject'
+          ? { onTimeout: { action: 'reject' as const } }
+          : {}),
+      };
+    }
+  }
+  if (raised.deadlineSeconds === Infinity) delete raised.deadlineSeconds;
+  const stricter = stricterThan(record, raised);
+  return {
+    ok: true,
+    plan,
+    diff: diffJson(record.view.plan, plan),
+    ...(stricter ? { raised: stricter } : {}),
+  };
 }
 
 function refuse(code: RefusalCode, reason: string): Refusal {

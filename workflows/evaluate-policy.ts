@@ -5,6 +5,8 @@ import type {
   JsonObject,
   JsonValue,
   PolicyRule,
+  Requirement,
+  TimeoutAction,
   ToolSpec,
   Verdict,
 } from '../protocol/index.js';
@@ -16,15 +18,83 @@ export function policyOf(tool: ToolSpec): ApprovalPolicy {
   return tool.approval ?? DEFAULT_POLICY;
 }
 
-/** Decides one proposed call: run it, ask a human, or refuse. Pure and deterministic. */
-export function evaluatePolicy(tool: ToolSpec, args: JsonObject): Verdict {
-  if (tool.safe) return 'auto';
-  return evaluateRule(policyOf(tool).when, args);
+/** Who must approve a gated call, and by when: its tier, completed from the tool's policy. */
+export interface ResolvedTier {
+  name?: string;
+  approvers: string[];
+  requiredApprovals: number;
+  deadlineSeconds: number;
+  onTimeout: TimeoutAction;
 }
 
-function evaluateRule(rule: PolicyRule, args: JsonObject): Verdict {
-  if (typeof rule === 'string') return rule;
-  return evaluateRule(evaluateCondition(rule.if, args) ? rule.then : rule.else, args);
+/** What the policy says of one call, and why: the conditions on the path it took. */
+export type PolicyDecision =
+  | { verdict: 'auto'; because: string }
+  | { verdict: 'deny'; because: string }
+  | { verdict: 'approve'; because: string; tier: ResolvedTier };
+
+/** Decides one proposed (or edited) call: run it, ask a human, or refuse. Pure and deterministic. */
+export function evaluatePolicy(tool: ToolSpec, args: JsonObject): PolicyDecision {
+  if (tool.safe) return { verdict: 'auto', because: `${tool.name} is marked safe` };
+  const policy = policyOf(tool);
+  const path: string[] = [];
+  let rule: PolicyRule = policy.when;
+  while (typeof rule === 'object' && 'if' in rule) {
+    const holds = evaluateCondition(rule.if, args);
+    path.push(holds ? describeCondition(rule.if) : `not (${describeCondition(rule.if)})`);
+    rule = holds ? rule.then : rule.else;
+  }
+  const because = `${tool.name}: ${path.length > 0 ? path.join(' and ') : 'its policy'}`;
+  if (rule === 'auto' || rule === 'deny') return { verdict: rule, because };
+  const tier = typeof rule === 'object' ? rule.approve : {};
+  return {
+    verdict: 'approve',
+    because,
+    tier: {
+      ...(tier.name !== undefined ? { name: tier.name } : {}),
+      approvers: tier.approvers ?? policy.approvers,
+      requiredApprovals: tier.requiredApprovals ?? policy.requiredApprovals,
+      deadlineSeconds: tier.deadlineSeconds ?? policy.deadlineSeconds,
+      onTimeout: tier.onTimeout ?? policy.onTimeout,
+    },
+  };
+}
+
+/** The verdict alone. */
+export function verdictOf(tool: ToolSpec, args: JsonObject): Verdict {
+  return evaluatePolicy(tool, args).verdict;
+}
+
+/** The requirement a tier puts on an approval. */
+export function requirementOf(decision: Extract<PolicyDecision, { verdict: 'approve' }>): Requirement {
+  return {
+    roles: decision.tier.approvers,
+    count: decision.tier.requiredApprovals,
+    reason: decision.because,
+    ...(decision.tier.name !== undefined ? { tier: decision.tier.name } : {}),
+  };
+}
+
+const OPS: Record<Exclude<Condition, { all: unknown } | { any: unknown } | { not: unknown }>['op'], string> =
+  {
+    gt: '>',
+    gte: '>=',
+    lt: '<',
+    lte: '<=',
+    eq: '=',
+    ne: '!=',
+    in: 'in',
+    matches: 'matches',
+    exists: 'is set',
+  };
+
+/** A condition as a person reads it: `amount > 1000`, `env in ["prod","staging"]`. */
+export function describeCondition(condition: Condition): string {
+  if ('all' in condition) return condition.all.map(describeCondition).join(' and ');
+  if ('any' in condition) return `(${condition.any.map(describeCondition).join(' or ')})`;
+  if ('not' in condition) return `not (${describeCondition(condition.not)})`;
+  if (condition.op === 'exists') return `${condition.arg} is set`;
+  return `${condition.arg} ${OPS[condition.op]} ${JSON.stringify(condition.value)}`;
 }
 
 export function evaluateCondition(condition: Condition, args: JsonObject): boolean {

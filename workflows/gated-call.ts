@@ -1,7 +1,7 @@
 import type { JsonObject, ToolSpec } from '../protocol/index.js';
 import { awaitHumanDecision } from './approval-gate.js';
 import { describeCall } from './describe.js';
-import { policyOf } from './evaluate-policy.js';
+import { policyOf, requirementOf, type PolicyDecision } from './evaluate-policy.js';
 import type { RunContext } from './run-context.js';
 import { runCall } from './run-call.js';
 import { deniedMessage, expiredMessage, rejectedMessage, resultMessage } from './tool-messages.js';
@@ -12,8 +12,10 @@ export async function gatedCall(
   tool: ToolSpec,
   toolCallId: string,
   args: JsonObject,
+  decision: Extract<PolicyDecision, { verdict: 'approve' }>,
 ): Promise<string> {
   const policy = policyOf(tool);
+  const { tier } = decision;
   const view = await awaitHumanDecision(ctx.book, {
     kind: 'call',
     tool: tool.name,
@@ -24,11 +26,10 @@ export async function gatedCall(
     ...(tool.resultSchema ? { resultSchema: tool.resultSchema } : {}),
     allowedDecisions: policy.decisions,
     ...(policy.editableFields ? { editableFields: policy.editableFields } : {}),
-    approvers: policy.approvers,
-    requiredApprovals: policy.requiredApprovals,
+    requirements: [requirementOf(decision)],
     allowSelfApproval: policy.allowSelfApproval,
-    deadlineSeconds: policy.deadlineSeconds,
-    onTimeout: policy.onTimeout,
+    deadlineSeconds: tier.deadlineSeconds,
+    onTimeout: tier.onTimeout,
   });
   const outcome = view.outcome;
   switch (view.status) {

@@ -1,6 +1,6 @@
 import { ASK_HUMAN_TOOL } from '../protocol/names.js';
-import type { JsonObject, ToolCall, ToolSpec, Verdict } from '../protocol/index.js';
-import { evaluatePolicy } from './evaluate-policy.js';
+import type { JsonObject, ToolCall, ToolSpec } from '../protocol/index.js';
+import { evaluatePolicy, type PolicyDecision } from './evaluate-policy.js';
 import type { RunContext } from './run-context.js';
 import { invalidArgsMessage, unknownToolMessage } from './tool-messages.js';
 import { validateAgainstSchema } from './validate-args.js';
@@ -8,7 +8,7 @@ import { validateAgainstSchema } from './validate-args.js';
 /** A proposed call, sorted: ask_human, a call of a tool with its verdict, or one answered at once (invalid). */
 export type ParsedCall =
   | { kind: 'ask'; call: ToolCall; args: JsonObject }
-  | { kind: 'tool'; call: ToolCall; tool: ToolSpec; args: JsonObject; verdict: Verdict }
+  | { kind: 'tool'; call: ToolCall; tool: ToolSpec; args: JsonObject; policy: PolicyDecision }
   | { kind: 'invalid'; call: ToolCall; message: string };
 
 /** Reads one proposed call: the model's arguments must parse and match the tool's schema before anyone sees them. */
@@ -38,5 +38,5 @@ export function parseCall(ctx: RunContext, call: ToolCall): ParsedCall {
   if (!tool) return { kind: 'invalid', call, message: unknownToolMessage(name) };
   const errors = validateAgainstSchema(tool.parameters, object);
   if (errors.length > 0) return { kind: 'invalid', call, message: invalidArgsMessage(name, errors) };
-  return { kind: 'tool', call, tool, args: object, verdict: evaluatePolicy(tool, object) };
+  return { kind: 'tool', call, tool, args: object, policy: evaluatePolicy(tool, object) };
 }

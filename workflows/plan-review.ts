@@ -1,6 +1,7 @@
-import type { ApprovalPolicy, PlanStep, ToolCall } from '../protocol/index.js';
+import type { ApprovalPolicy, PlanStep, Requirement, ToolCall } from '../protocol/index.js';
 import { awaitHumanDecision } from './approval-gate.js';
-import { evaluatePolicy, policyOf } from './evaluate-policy.js';
+import { mergeRequirements } from '../protocol/requirements.js';
+import { policyOf, requirementOf, verdictOf, type ResolvedTier } from './evaluate-policy.js';
 import { deniedCall } from './gated-call.js';
 import type { ParsedCall } from './parse-call.js';
 import type { RunContext } from './run-context.js';
@@ -31,8 +32,18 @@ export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promis
     args: item.args,
     toolCallId: item.call.id,
   }));
-  const gated = items.filter((item) => item.verdict === 'approve').map((item) => policyOf(item.tool));
-  const policy = mergePolicies(gated);
+  // Each gated call brings its own requirement: the plan is approved once every one of them is met.
+  const gated = items.flatMap((item) =>
+    item.policy.verdict === 'approve' ? [{ tool: item.tool, decision: item.policy }] : [],
+  );
+  const policy = mergePolicies(
+    gated.map(({ tool }) => policyOf(tool)),
+    gated.map(({ decision }) => decision.tier),
+  );
+  const requirements = gated.reduce<Requirement[]>(
+    (all, { decision }) => mergeRequirements(all, [requirementOf(decision)]),
+    [],
+  );
   const view = await awaitHumanDecision(ctx.book, {
     kind: 'plan',
     tool: 'plan',
@@ -42,8 +53,7 @@ export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promis
     description: `A plan of ${plan.length} call${plan.length === 1 ? '' : 's'}: ${plan.map((step) => step.tool).join(', ')}`,
     schema: {},
     allowedDecisions: ['approve', 'edit', 'reject'],
-    approvers: policy.approvers,
-    requiredApprovals: policy.requiredApprovals,
+    requirements,
     allowSelfApproval: policy.allowSelfApproval,
     deadlineSeconds: policy.deadlineSeconds,
     onTimeout: policy.onTimeout,
@@ -77,7 +87,7 @@ export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promis
     }
     // A human approving a plan does not override a policy that refuses a call outright.
     const content =
-      evaluatePolicy(tool, step.args) === 'deny'
+      verdictOf(tool, step.args) === 'deny'
         ? deniedCall(ctx, tool, toolCallId)
         : await runCall(ctx, tool, toolCallId, step.args, { trackingId: view.trackingId, approvedBy });
     result.messages.push({ toolCallId, content: added ? addedStepMessage(content) : content });
@@ -94,18 +104,14 @@ export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promis
   return result;
 }
 
-/** One plan, one decision: every role any of its gated calls needs, the strictest quorum and deadline. */
+/** One plan, one deadline: the earliest of its calls' tiers; self-approval only where all allow it. */
 function mergePolicies(
   policies: ApprovalPolicy[],
-): Pick<
-  ApprovalPolicy,
-  'approvers' | 'requiredApprovals' | 'allowSelfApproval' | 'deadlineSeconds' | 'onTimeout'
-> {
+  tiers: ResolvedTier[],
+): Pick<ApprovalPolicy, 'allowSelfApproval' | 'deadlineSeconds' | 'onTimeout'> {
   return {
-    approvers: [...new Set(policies.flatMap((p) => p.approvers))],
-    requiredApprovals: Math.max(...policies.map((p) => p.requiredApprovals)),
     allowSelfApproval: policies.every((p) => p.allowSelfApproval),
-    deadlineSeconds: Math.min(...policies.map((p) => p.deadlineSeconds)),
-    onTimeout: policies.find((p) => p.onTimeout.action === 'escalate')?.onTimeout ?? { action: 'reject' },
+    deadlineSeconds: Math.min(...tiers.map((t) => t.deadlineSeconds)),
+    onTimeout: tiers.find((t) => t.onTimeout.action === 'escalate')?.onTimeout ?? { action: 'reject' },
   };
 }

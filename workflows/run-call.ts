@@ -62,11 +62,12 @@ export async function runCall(
     result,
     description: `Review the output of ${tool.name} before the agent sees it.`,
     schema: {},
-    allowedDecisions: isObject(result)
-      ? ['approve', 'edit', 'respond', 'reject']
-      : ['approve', 'respond', 'reject'],
-    approvers: policy.approvers,
-    requiredApprovals: 1,
+    ...(tool.resultSchema ? { resultSchema: tool.resultSchema } : {}),
+    // Exactly what the policy allows; an edit needs an object to edit.
+    allowedDecisions: policy.decisions.filter((d) => d !== 'edit' || isObject(result)),
+    requirements: [
+      { roles: policy.approvers, count: 1, reason: `${tool.name}: its output is held for review` },
+    ],
     allowSelfApproval: policy.allowSelfApproval,
     deadlineSeconds: policy.deadlineSeconds,
     onTimeout: policy.onTimeout,

@@ -60,6 +60,36 @@ describe('bank-transfer', () => {
     assert.deepEqual(settled?.diff, [{ path: '/amount', before: 2500, after: 2000 }]);
   });
 
+  test('an edit into the large-transfer tier waits for a second approver; one past the limit is refused', async () => {
+    const runId = await cs.startRun('bank-transfer', TRANSFER);
+    const approval = await cs.pendingOne(runId);
+    const tooMuch = await cs.decide(approval.trackingId, {
+      type: 'edit',
+      args: { ...approval.args, amount: 2_000_000 },
+    });
+    assert.equal(tooMuch.status, 400, 'over the schema maximum');
+    const large = await cs.decide(approval.trackingId, {
+      type: 'edit',
+      args: { ...approval.args, amount: 150_000 },
+    });
+    assert.ok(large.status === 200 || large.status === 202, JSON.stringify(large.body));
+    const run = await cs.run(runId);
+    assert.equal(run.status, 'waiting');
+    const [pending] = run.pending;
+    assert.deepEqual(
+      pending!.requirements.map((r) => [r.roles, r.count, r.tier ?? null]),
+      [
+        [['treasury', 'admin'], 1, null],
+        [['cfo', 'admin'], 2, 'large transfer'],
+      ],
+    );
+    assert.match(pending!.requirements[1]!.reason, /amount > 100000/);
+    // The demo has one admin: the second approval must come from someone else. Nothing moved.
+    const again = await cs.decide(approval.trackingId, { type: 'approve' });
+    assert.equal(again.status, 409);
+    await cs.api('POST', `/api/runs/${runId}/cancel`);
+  });
+
   test('reject: nothing moves and the agent does not retry', async () => {
     const runId = await cs.startRun('bank-transfer', TRANSFER);
     const approval = await cs.pendingOne(runId);

@@ -4,7 +4,8 @@ import childProcess from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ToolContext, ToolDefinition } from '../../define/index.js';
+import { toToolSpec, type ToolContext, type ToolDefinition } from '../../define/index.js';
+import { evaluatePolicy } from '../../workflows/evaluate-policy.js';
 import { demoAgents } from '../../agents/index.js';
 import { Ledger } from '../../agents/ledger.js';
 
@@ -55,11 +56,21 @@ describe('demo agents', () => {
     assert.equal(agents.find((a) => a.name === 'support-email')?.askHuman, true);
   });
 
-  test('transfer policy: over 1,000 needs approval, smaller runs at once', () => {
-    assert.deepEqual(tool('bank-transfer', 'transfer').approval?.when, {
-      if: { arg: 'amount', op: 'gt', value: 1000 },
-      then: 'approve',
-      else: 'auto',
+  test('transfer policy: over 1,000 needs treasury, over 100,000 two approvers of the large tier', () => {
+    const spec = toToolSpec(tool('bank-transfer', 'transfer'));
+    const args = (amount: number) => ({ from: '4242 4242 4242 4242', to: '5555 5555 5555 4444', amount });
+    assert.equal(evaluatePolicy(spec, args(1000)).verdict, 'auto');
+    const treasury = evaluatePolicy(spec, args(2500));
+    assert.ok(treasury.verdict === 'approve');
+    assert.deepEqual([treasury.tier.approvers, treasury.tier.requiredApprovals], [['treasury', 'admin'], 1]);
+    const large = evaluatePolicy(spec, args(150_000));
+    assert.ok(large.verdict === 'approve');
+    assert.deepEqual(large.tier, {
+      name: 'large transfer',
+      approvers: ['cfo', 'admin'],
+      requiredApprovals: 2,
+      deadlineSeconds: 4 * 3600,
+      onTimeout: { action: 'reject' },
     });
   });
 });

@@ -266,6 +266,11 @@ test('watch: approvals arrive live and are decided from the terminal', async () 
     card,
     /request: Transfer \$2,500[\s\S]*"amount": 2500[\s\S]*Decide: \[a\]pprove \/ \[e\]dit \/ \[r\]eject/,
   );
+  // Who must approve, and the rule that asked.
+  assert.match(
+    card,
+    /needs:\n {4}treasury or admin: 0 of 1 \(transfer: not \(amount > 100000\) and amount > 1000\)/,
+  );
   assert.match((await cs.finished(first)).output!, /Transferred \$2,500\.00/);
 
   const second = await cs.startRun('bank-transfer', TRANSFER.join(' '));

@@ -103,6 +103,9 @@ test('approve as proposed, and the run view shows it finished', async () => {
     to: 'acme',
     amount: 75,
   });
+  // Who must approve, and which rule asked for it.
+  await page.locator('ul.requirements li', { hasText: 'admin or treasurer: 0 of 1' }).waitFor();
+  await page.locator('ul.requirements .why', { hasText: 'transfer:' }).waitFor();
   await page.getByRole('button', { name: 'Approve', exact: true }).click();
   await page.locator('section[aria-label="Outcome"] .chip', { hasText: 'approved' }).waitFor();
   assert.equal(await status(trackingId), 'approved');

@@ -55,6 +55,7 @@ test('an approval mails each approver who may decide, with the call, its context
   assert.match(alice.subject ?? '', /transfer/);
   assert.match(alice.text ?? '', /"amount": 1500/);
   assert.match(alice.text ?? '', /Requested by: victor/);
+  assert.match(alice.text ?? '', /Needs: admin or treasurer: 0 of 1 \(transfer: its policy\)/);
   assert.ok(alice.html && alice.html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
   assert.ok(alice.html && !alice.html.includes('<script>'));
   assert.notEqual(linkIn(alice, 'Approve'), linkIn(bob, 'Approve'));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ToolSpec, type ApprovalPolicyInput } from '../../protocol/index.js';
 import { diffJson } from '../../workflows/arg-diff.js';
-import { evaluatePolicy } from '../../workflows/evaluate-policy.js';
+import { evaluatePolicy, verdictOf } from '../../workflows/evaluate-policy.js';
 import { validateAgainstSchema } from '../../workflows/validate-args.js';
 
 const parameters = { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] };
@@ -13,23 +13,23 @@ function tool(approval?: ApprovalPolicyInput, safe = false) {
 
 describe('policy evaluation (pure workflow code)', () => {
   it('is safe by default: no policy means a human decides', () => {
-    assert.equal(evaluatePolicy(tool(), { amount: 1 }), 'approve');
-    assert.equal(evaluatePolicy(tool(undefined, true), { amount: 1 }), 'auto');
-    assert.equal(evaluatePolicy(tool({ when: 'deny' }), { amount: 1 }), 'deny');
+    assert.equal(verdictOf(tool(), { amount: 1 }), 'approve');
+    assert.equal(verdictOf(tool(undefined, true), { amount: 1 }), 'auto');
+    assert.equal(verdictOf(tool({ when: 'deny' }), { amount: 1 }), 'deny');
   });
 
   it('chooses by the arguments', () => {
     const overLimit = tool({
       when: { if: { arg: 'amount', op: 'gt', value: 1000 }, then: 'approve', else: 'auto' },
     });
-    assert.equal(evaluatePolicy(overLimit, { amount: 2500 }), 'approve');
-    assert.equal(evaluatePolicy(overLimit, { amount: 1000 }), 'auto');
+    assert.equal(verdictOf(overLimit, { amount: 2500 }), 'approve');
+    assert.equal(verdictOf(overLimit, { amount: 1000 }), 'auto');
     // A missing or mistyped argument never slips through as "under the limit".
     const guarded = tool({
       when: { if: { arg: 'amount', op: 'lte', value: 1000 }, then: 'auto', else: 'approve' },
     });
-    assert.equal(evaluatePolicy(guarded, { amount: '5' }), 'approve');
-    assert.equal(evaluatePolicy(guarded, {}), 'approve');
+    assert.equal(verdictOf(guarded, { amount: '5' }), 'approve');
+    assert.equal(verdictOf(guarded, {}), 'approve');
   });
 
   it('combines conditions and reads nested arguments', () => {
@@ -51,16 +51,53 @@ describe('policy evaluation (pure workflow code)', () => {
         else: 'approve',
       },
     });
-    assert.equal(evaluatePolicy(rule, { target: { env: 'prod' }, command: 'rm -rf /', force: true }), 'deny');
-    assert.equal(evaluatePolicy(rule, { target: { env: 'prod' }, command: 'ls /', force: true }), 'approve');
-    assert.equal(
-      evaluatePolicy(rule, { target: { env: 'dev' }, command: 'rm -rf /', force: true }),
-      'approve',
-    );
+    assert.equal(verdictOf(rule, { target: { env: 'prod' }, command: 'rm -rf /', force: true }), 'deny');
+    assert.equal(verdictOf(rule, { target: { env: 'prod' }, command: 'ls /', force: true }), 'approve');
+    assert.equal(verdictOf(rule, { target: { env: 'dev' }, command: 'rm -rf /', force: true }), 'approve');
     const broken = tool({
       when: { if: { arg: 'command', op: 'matches', value: '(' }, then: 'auto', else: 'approve' },
     });
-    assert.equal(evaluatePolicy(broken, { command: 'x' }), 'approve');
+    assert.equal(verdictOf(broken, { command: 'x' }), 'approve');
+  });
+
+  it('picks a tier by the arguments, completes it from the tool policy, and says which rule chose it', () => {
+    const transfer = tool({
+      approvers: ['treasury'],
+      deadlineSeconds: 86_400,
+      when: {
+        if: { arg: 'amount', op: 'gt', value: 100_000 },
+        then: {
+          approve: { name: 'large', approvers: ['cfo'], requiredApprovals: 2, deadlineSeconds: 14_400 },
+        },
+        else: { if: { arg: 'amount', op: 'gt', value: 1_000 }, then: 'approve', else: 'auto' },
+      },
+    });
+    assert.deepEqual(evaluatePolicy(transfer, { amount: 250_000 }), {
+      verdict: 'approve',
+      because: 't: amount > 100000',
+      tier: {
+        name: 'large',
+        approvers: ['cfo'],
+        requiredApprovals: 2,
+        deadlineSeconds: 14_400,
+        onTimeout: { action: 'reject' },
+      },
+    });
+    assert.deepEqual(evaluatePolicy(transfer, { amount: 2_500 }), {
+      verdict: 'approve',
+      because: 't: not (amount > 100000) and amount > 1000',
+      tier: {
+        approvers: ['treasury'],
+        requiredApprovals: 1,
+        deadlineSeconds: 86_400,
+        onTimeout: { action: 'reject' },
+      },
+    });
+    assert.deepEqual(evaluatePolicy(transfer, { amount: 10 }), {
+      verdict: 'auto',
+      because: 't: not (amount > 100000) and not (amount > 1000)',
+    });
+    assert.throws(() => tool({ when: { approve: { requiredApprovals: 0 } } }));
   });
 
   it('diffs arguments as JSON pointers and validates against JSON Schema', () => {

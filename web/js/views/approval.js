@@ -5,6 +5,20 @@ import { auditView } from './audit.js';
 import { decisionPanel } from './decision-panel.js';
 import { modelWords, transcriptView } from './transcript.js';
 
+/** Each requirement of the policy, and how much of it is met: which rule asked, and who counts. */
+function requirementItems(a) {
+  return a.requirements.map((r) => {
+    const have = a.approvals.filter((s) => s.roles.some((role) => r.roles.includes(role))).length;
+    const why = r.tier ? `${r.tier}: ${r.reason}` : r.reason;
+    return h(
+      'li',
+      {},
+      `${r.roles.join(' or ')}: ${Math.min(have, r.count)} of ${r.count}${have >= r.count ? ' (met)' : ''} `,
+      h('span', { class: 'why' }, `(${why})`),
+    );
+  });
+}
+
 function facts(a) {
   const rows = [
     ['Agent', a.agent],
@@ -14,10 +28,8 @@ function facts(a) {
     ['Requested', when(a.requestedAt)],
     ['Deadline', `${when(a.deadline)}${a.escalated ? ' (escalated)' : ''}`],
     ['Who may decide', a.approvers.join(', ')],
-    [
-      'Approvals',
-      `${a.approvals.length} of ${a.requiredApprovals}${a.approvals.length ? `: ${a.approvals.map((s) => s.approver).join(', ')}` : ''}`,
-    ],
+    ['Needs', h('ul', { class: 'requirements' }, requirementItems(a))],
+    ['Approved by', a.approvals.length ? a.approvals.map((s) => s.approver).join(', ') : 'nobody yet'],
   ];
   return h(
     'dl',

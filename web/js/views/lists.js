@@ -3,7 +3,11 @@ import { h, statusChip, when } from '../dom.js';
 import { pagedList, pageQuery } from '../paged.js';
 
 function card(a) {
-  const quorum = a.requiredApprovals > 1 ? ` · ${a.approvals.length}/${a.requiredApprovals} approvals` : '';
+  const tiers = a.requirements.filter((r) => r.tier).map((r) => r.tier);
+  const quorum =
+    (a.requiredApprovals > 1 || a.requirements.length > 1
+      ? ` · ${a.approvals.length} approval(s), needs ${a.requirements.map((r) => `${r.count} ${r.roles.join('/')}`).join(' + ')}`
+      : '') + (tiers.length ? ` · ${tiers.join(', ')}` : '');
   return h(
     'li',
     { class: 'card' },
