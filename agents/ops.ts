@@ -9,10 +9,12 @@ export const REGIONS = ['us-east-1', 'us-west-2', 'eu-west-1', 'ap-southeast-1']
 
 /**
  * Read-only commands run at once; anything else waits for an operator. The pattern refuses shell
- * metacharacters, so `cat x; rm -rf /` is not mistaken for a read.
+ * metacharacters, so `cat x; rm -rf /` is not mistaken for a read, and line breaks and other
+ * control characters, so `cat x` followed by a second line `rm -rf /` is not either (a shell runs
+ * each line). Copy it whole: dropping a class from it opens it again.
  */
 export const READ_ONLY_COMMAND =
-  '^(pwd|hostname|whoami|uptime|df|free|ps|ls|cat|head|tail|systemctl status)( [^;&|<>`$()\\\\]*)?$';
+  '^(pwd|hostname|whoami|uptime|df|free|ps|ls|cat|head|tail|systemctl status)( [^;&|<>`$()\\\\\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029]*)?$';
 
 export function opsAgent(dataDir: string) {
   const host = lazy(() => new SimulatedHost(path.join(dataDir, 'demo', 'ops-host.db')));

@@ -5,6 +5,7 @@ import { approverOf, requireApprover } from './auth.js';
 import type { ApiOptions } from './context.js';
 import { errorHandler, notFound } from './errors.js';
 import { RunEventFeed } from './event-feed.js';
+import { limitJsonDepth } from './json-depth.js';
 import { openApiDocument } from './openapi.js';
 import { agentsRouter } from './routes/agents.js';
 import { approvalsRouter } from './routes/approvals.js';
@@ -36,6 +37,7 @@ export function createApi(options: ApiOptions): express.Application {
 
   const api = express.Router();
   api.use(express.json({ limit: '256kb', strict: true }));
+  api.use(limitJsonDepth);
   api.use(requireApprover(options.approvers));
   api.use('/runs', runsRouter(options));
   api.use('/approvals', approvalsRouter(options));

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { getDecisionOutcome, sendDecision, UnknownApprovalError } from '../client/index.js';
 import type { AgentDefinition } from '../define/index.js';
 import {
   parseTrackingId,
+  type ApprovalView,
   type ApproverConfig,
   type Channel,
   type Decision,
@@ -23,6 +25,8 @@ export const REFUSAL_STATUS: Record<RefusalCode, number> = {
   self_approval: 403,
   already_approved_by_you: 409,
   policy_denied: 400,
+  stale_revision: 412,
+  revision_required: 428,
   link_used: 409,
 };
 
@@ -35,6 +39,50 @@ export interface DecisionRequest {
   /** A retry under the same idempotency key gets the first answer, whatever happened since. */
   idempotent: boolean;
   linkNonce?: string;
+  /** The revision of the proposal the approver was shown (REST: If-Match; links: signed). */
+  revision: number | undefined;
+}
+
+/**
+ * What a request is, for idempotency: the same key sent with another approval, decision or
+ * revision is another request, refused rather than answered with the first one's outcome.
+ */
+export function fingerprintOf(
+  request: Pick<DecisionRequest, 'trackingId' | 'decision' | 'revision'>,
+): string {
+  return createHash('sha256')
+    .update(JSON.stringify([request.trackingId, request.revision ?? null, canonical(request.decision)]))
+    .digest('base64url');
+}
+
+/** JSON with object keys sorted, so equal bodies digest alike whatever their key order. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+  );
+}
+
+/** The same idempotency key, used for another request: 422, whatever the first one's outcome. */
+function reusedKey(outcome: DecisionOutcome, fingerprint: string): void {
+  if (outcome.fingerprint !== undefined && outcome.fingerprint !== fingerprint) {
+    throw new HttpError(422, 'this Idempotency-Key was already used for another request', {
+      code: 'idempotency_key_reused',
+      extra: { trackingId: outcome.trackingId },
+    });
+  }
+}
+
+/** A decision on a proposal that has changed since: 412, with the current proposal to show. */
+export function staleRevision(approval: ApprovalView, revision: number): HttpError {
+  return new HttpError(
+    412,
+    `the proposal changed since you saw it (you saw revision ${revision}; it is now revision ${approval.revision})`,
+    { code: 'stale_revision', extra: { current: approval } },
+  );
 }
 
 /** The applied outcome, or null when the workflow has not taken the decision within the wait. */
@@ -65,6 +113,7 @@ export async function decide(
   const { client } = deps;
   const parsed = parseTrackingId(request.trackingId);
   if (!parsed) throw unknownApproval(request.trackingId);
+  const fingerprint = fingerprintOf(request);
   if (request.idempotent) {
     // Bounded: with no worker up the query cannot be answered, and the workflow dedupes a resent
     // request id anyway.
@@ -76,7 +125,10 @@ export async function decide(
         if (err instanceof HttpError) throw err;
         return null;
       });
-    if (earlier) return earlier;
+    if (earlier) {
+      reusedKey(earlier, fingerprint);
+      return earlier;
+    }
   }
   // Pending approvals come from the memo, which needs no worker; only a settled or unknown id
   // needs the workflow's own answer.
@@ -95,6 +147,13 @@ export async function decide(
       extra: { status: approval.status },
     });
   }
+  if (request.revision === undefined) {
+    throw new HttpError(428, 'a decision must name the revision it was made on (If-Match: "<revision>")', {
+      code: 'revision_required',
+      extra: { current: approval },
+    });
+  }
+  // A stale revision is refused by the workflow, which records the refusal in the audit trail.
   if (!request.approver.roles.some((role) => approval.approvers.includes(role))) {
     throw new HttpError(
       403,
@@ -126,10 +185,20 @@ export async function decide(
           channel: request.channel,
           requestId: request.requestId,
           linkNonce: request.linkNonce,
+          revision: request.revision,
+          fingerprint,
         },
         { waitMs: deps.waitMs },
       ),
-    );
+    ).then(async (outcome) => {
+      if (outcome) reusedKey(outcome, fingerprint);
+      // Changed between the API's read and the workflow's check: show the approver the new one.
+      if (outcome && !outcome.accepted && outcome.code === 'stale_revision') {
+        const current = await readApproval(client, parsed.runId, request.trackingId).catch(() => null);
+        if (current) throw staleRevision(current, request.revision!);
+      }
+      return outcome;
+    });
   } catch (err) {
     if (err instanceof UnknownApprovalError) throw unknownApproval(request.trackingId);
     throw err;

@@ -2,6 +2,7 @@ import { EventEmitter, on } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { RunEvent } from '../protocol/index.js';
+import type { RunAccess } from './access.js';
 import type { ApiOptions } from './context.js';
 import { getRunEvents } from '../client/index.js';
 import { lastCompletedTask, lastTaskBefore, liveHistory } from './history-reads.js';
@@ -54,6 +55,12 @@ interface Watched {
   retry?: number;
 }
 
+/** One event of a run, with what decides who may read that run (as its listing last showed it). */
+export interface FeedEvent {
+  event: RunEvent;
+  run: RunAccess;
+}
+
 /** The next look at a run, `interval` polls after `poll`. */
 const due = (poll: number, interval: number) => ({ nextCheck: poll + interval, interval });
 
@@ -79,7 +86,7 @@ export class RunEventFeed {
    * caller that first catches up on the past misses nothing meanwhile. A failed poll ends every
    * subscriber's iteration with its error; the next subscriber starts afresh.
    */
-  live(signal: AbortSignal): AsyncIterable<RunEvent> {
+  live(signal: AbortSignal): AsyncIterable<FeedEvent> {
     const events = on(this.emitter, 'event', { signal });
     if (!this.polling) {
       this.polling = true;
@@ -87,7 +94,7 @@ export class RunEventFeed {
     }
     return (async function* () {
       try {
-        for await (const [event] of events) yield event as RunEvent;
+        for await (const [event] of events) yield event as FeedEvent;
       } catch (err) {
         if (!signal.aborted) throw err;
       }
@@ -111,8 +118,8 @@ export class RunEventFeed {
     let lastListedAt = since;
     const watched = new Map<string, Watched>();
     const finished = new Set<string>();
-    const emit = (events: RunEvent[]) => {
-      for (const event of events) this.emitter.emit('event', event);
+    const emit = (events: RunEvent[], run: RunAccess) => {
+      for (const event of events) this.emitter.emit('event', { event, run } satisfies FeedEvent);
     };
 
     /**
@@ -170,7 +177,7 @@ export class RunEventFeed {
       const read = await readUnseen(info, run.cursor, history.closed);
       // Not readable now (no worker up): look again later.
       if (!read) return unreadable();
-      emit(read.unseen);
+      if (read.unseen.length > 0) emit(read.unseen, info.access());
       Object.assign(run, { cursor: read.last ?? run.cursor, knownLength: history.length, retry: undefined });
       Object.assign(run, due(poll, RECHECK_POLLS));
       return history.closed;

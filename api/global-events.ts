@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunEvent } from '../protocol/index.js';
+import type { RunAccess } from './access.js';
 import type { ApiOptions } from './context.js';
-import { readEvents, type RunEventFeed } from './event-feed.js';
+import { readEvents, type FeedEvent, type RunEventFeed } from './event-feed.js';
 import { lastChange } from './history-reads.js';
 import { listLiveRuns } from './run-lists.js';
 
@@ -37,7 +38,7 @@ export async function* globalEvents(
   feed: RunEventFeed,
   resume: Resume | undefined,
   signal: AbortSignal,
-): AsyncGenerator<RunEvent> {
+): AsyncGenerator<FeedEvent> {
   if (!resume) return yield* feed.live(signal);
   // Subscribed before catching up: what happens meanwhile waits in the subscription.
   const live = feed.live(signal)[Symbol.asyncIterator]();
@@ -52,32 +53,31 @@ export async function* globalEvents(
 
 async function* resumed(
   options: ApiOptions,
-  live: AsyncIterator<RunEvent>,
+  live: AsyncIterator<FeedEvent>,
   resume: Resume,
-): AsyncGenerator<RunEvent> {
+): AsyncGenerator<FeedEvent> {
   const { client } = options;
   const pollMs = options.listPollMs ?? 1_000;
   // Per run, the last event id delivered while catching up; the feed's copies of them are dropped.
   const caughtUp = new Map<string, number>();
-  // Runs whose log could not be read yet (no worker up), and whether they had closed (undefined:
-  // not known): their live events wait for that read.
-  const unread = new Map<string, boolean | undefined>();
+  // Runs whose log could not be read yet (no worker up), whether they had closed (undefined: not
+  // known) and who may read them: their live events wait for that read.
+  const unread = new Map<string, { closed: boolean | undefined; run: RunAccess }>();
   // For runs not caught up (yet), the first and last event ids the feed delivered.
   const delivered = new Map<string, { first: number; last: number }>();
   const missed = (event: RunEvent) =>
     Date.parse(event.at) >= resume.at - RESUME_SLACK_MS &&
     !(event.runId === resume.runId && event.id <= resume.id);
-  const catchUp = async function* (runId: string, closed: boolean | undefined) {
+  const catchUp = async function* (runId: string, closed: boolean | undefined, run: RunAccess) {
     const events = await readEvents(client, runId, undefined, closed);
-    if (!events) return void unread.set(runId, closed);
+    if (!events) return void unread.set(runId, { closed, run });
     unread.delete(runId);
     caughtUp.set(runId, events.at(-1)?.id ?? 0);
     // A run the list showed late: the feed may have delivered some of its events already.
     const sent = delivered.get(runId);
     delivered.delete(runId);
-    yield* events.filter(
-      (event) => missed(event) && !(sent && event.id >= sent.first && event.id <= sent.last),
-    );
+    for (const event of events)
+      if (missed(event) && !(sent && event.id >= sent.first && event.id <= sent.last)) yield { event, run };
   };
   // Runs a listing showed: caught up on then if they had changed, followed by the feed from then on.
   const listed = new Set<string>();
@@ -91,7 +91,7 @@ async function* resumed(
       if (listed.has(info.runId)) continue;
       listed.add(info.runId);
       const changed = !info.running || (await lastChange(client, options.namespace, info.runId)) >= resume.at;
-      if (changed) yield* catchUp(info.runId, info.running ? undefined : true);
+      if (changed) yield* catchUp(info.runId, info.running ? undefined : true, info.access());
     }
   };
 
@@ -108,19 +108,19 @@ async function* resumed(
     }
     const woke = await Promise.race(unread.size > 0 || listing ? [next, sleep(pollMs, tick)] : [next]);
     if (woke === tick) {
-      for (const [runId, closed] of [...unread]) yield* catchUp(runId, closed);
+      for (const [runId, { closed, run }] of [...unread]) yield* catchUp(runId, closed, run);
       if (listing) yield* catchUpListed();
       continue;
     }
     if (woke.done) return;
     next = live.next();
-    const event = woke.value;
+    const { event } = woke.value;
     if (unread.has(event.runId) || event.id <= (caughtUp.get(event.runId) ?? 0)) continue;
     if (event.runId === resume.runId && event.id <= resume.id) continue;
     if (listing && !caughtUp.has(event.runId)) {
       const sent = delivered.get(event.runId);
       delivered.set(event.runId, { first: sent?.first ?? event.id, last: event.id });
     }
-    yield event;
+    yield woke.value;
   }
 }

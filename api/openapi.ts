@@ -15,6 +15,7 @@ import {
   StartRunRequest,
 } from '../protocol/index.js';
 import { ErrorBody } from './errors.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
 import {
   AgentList,
   Me,
@@ -110,6 +111,15 @@ const lastEventId = {
   schema: { type: 'string' },
   description: 'Resume after this event id.',
 };
+/** Runs the caller may not read answer as runs that do not exist (see the README's Security). */
+const unreadable = error('No such run, or none the caller may read.');
+const channelHeader = (description: string) => ({
+  name: 'X-Countersign-Channel',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', enum: ['api', 'inbox', 'cli'], default: 'api' },
+  description,
+});
 const common = {
   '401': error('No valid bearer token.'),
   '503': error(
@@ -138,12 +148,14 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           },
           responses: {
             '201': json('RunCreated', 'Started.'),
-            '400': error('Invalid body or unknown agent.'),
+            '400': error(
+              `Invalid body (code \`too_deep\` when it nests more than ${MAX_JSON_DEPTH} levels), or unknown agent.`,
+            ),
             ...common,
           },
         },
         get: {
-          summary: 'List runs',
+          summary: 'List the runs the caller may read',
           parameters: queryParameters(RunListQuery),
           responses: {
             '200': json('RunList', 'Runs: open ones first, then the latest ended.'),
@@ -156,16 +168,18 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
         get: {
           summary: 'Show a run: status, transcript, pending approvals, audit trail, output',
           parameters: [runId],
-          responses: { '200': json('RunDetail', 'The run.'), '404': error('No such run.'), ...common },
+          responses: { '200': json('RunDetail', 'The run.'), '404': unreadable, ...common },
         },
       },
       '/api/runs/{runId}/cancel': {
         post: {
-          summary: 'Cancel a run; its pending approvals settle as cancelled',
-          parameters: [runId],
+          summary:
+            'Cancel a run; its pending approvals settle as cancelled, by the caller. Whoever may read a run may cancel it.',
+          parameters: [runId, channelHeader('Where the cancellation comes from, for the audit trail.')],
           responses: {
             '202': json('CancelAccepted', 'Cancellation requested.'),
-            '404': error('No such run.'),
+            '400': error('Invalid X-Countersign-Channel.'),
+            '404': unreadable,
             '409': error('The run has already ended.'),
             ...common,
           },
@@ -179,14 +193,14 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
             '200': sse('RunEvent per message.'),
             '204': { description: 'The run has ended and nothing is left.' },
             '400': error('Last-Event-ID is not an event id of this run.'),
-            '404': error('No such run.'),
+            '404': unreadable,
             ...common,
           },
         },
       },
       '/api/events': {
         get: {
-          summary: "Every run's events as server-sent events",
+          summary: 'The events of every run the caller may read, as server-sent events',
           parameters: [lastEventId],
           responses: {
             '200': sse('RunEvent per message.'),
@@ -211,7 +225,15 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           summary: 'Show an approval with its decisions',
           parameters: [trackingId],
           responses: {
-            '200': json('ApprovalDetail', 'The approval.'),
+            '200': {
+              ...json('ApprovalDetail', 'The approval.'),
+              headers: {
+                ETag: {
+                  description: "The proposal's revision, quoted: send it back in If-Match with a decision.",
+                  schema: { type: 'string' },
+                },
+              },
+            },
             '404': error('No such approval.'),
             ...common,
           },
@@ -227,7 +249,16 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
               in: 'header',
               required: false,
               schema: { type: 'string', maxLength: 200 },
-              description: 'A retry with the same key gets the first answer.',
+              description:
+                'A retry with the same key gets the first answer; the same key with another request is a 422.',
+            },
+            {
+              name: 'If-Match',
+              in: 'header',
+              required: true,
+              schema: { type: 'string', pattern: '^"[1-9][0-9]*"$' },
+              description:
+                'The ETag of the approval as the approver was shown it: the decision covers exactly that revision.',
             },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: ref('Decision') } } },
@@ -238,6 +269,11 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
             '403': error('The approver may not decide this approval.'),
             '404': error('No such approval.'),
             '409': error('Already settled, or already approved by this approver.'),
+            '412': error(
+              'The proposal changed since the approver was shown it; `error.current` is the approval as it is now. Nothing was changed.',
+            ),
+            '422': error('This Idempotency-Key was already used for another request.'),
+            '428': error('No If-Match: a decision must name the revision it was made on.'),
             ...common,
           },
         },

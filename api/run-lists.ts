@@ -8,6 +8,7 @@ import {
   type ApprovalView,
   type RunSummary,
 } from '../protocol/index.js';
+import type { RunAccess } from './access.js';
 import { HttpError } from './errors.js';
 import { openPageToken, sealPageToken } from './page-tokens.js';
 import { timestampMs } from './history-reads.js';
@@ -61,9 +62,7 @@ export async function listPage(
     pageSize,
     nextPageToken: pageToken ? openPageToken(signingSecret, query, pageToken) : undefined,
   });
-  const { payloadConverter } = client.options.loadedDataConverter;
-  const decode = (payload: proto.temporal.api.common.v1.IPayload | null | undefined): unknown =>
-    payload ? payloadConverter.fromPayload(payload) : undefined;
+  const decode = payloadDecoder(client);
   const runs = (page.executions ?? []).map((info) => {
     const attributes = info.searchAttributes?.indexedFields ?? {};
     const runStatus = runStatusOf(info.status, decode(attributes[SEARCH_ATTRIBUTES.status.name]));
@@ -85,6 +84,33 @@ export async function listPage(
   return { runs, ...(next ? { nextPageToken: next } : {}) };
 }
 
+type Payload = proto.temporal.api.common.v1.IPayload;
+
+function payloadDecoder(client: Client): (payload: Payload | null | undefined) => unknown {
+  const { payloadConverter } = client.options.loadedDataConverter;
+  return (payload) => (payload ? payloadConverter.fromPayload(payload) : undefined);
+}
+
+/** What decides who may read a run (see access.ts), from its raw list entry's search attributes. */
+export function accessOfAttributes(
+  fields: Record<string, Payload>,
+  decode: (payload: Payload | null | undefined) => unknown,
+): RunAccess {
+  const agent = decode(fields[SEARCH_ATTRIBUTES.agent.name]);
+  const requester = decode(fields[SEARCH_ATTRIBUTES.requester.name]);
+  const roles = decode(fields[SEARCH_ATTRIBUTES.pendingRoles.name]);
+  return {
+    ...(typeof agent === 'string' ? { agent } : {}),
+    ...(typeof requester === 'string' ? { requester } : {}),
+    pendingRoles: Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : [],
+  };
+}
+
+function once<T>(compute: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => (value ??= { v: compute() }).v;
+}
+
 /** Bounds what one follower of every run keeps in memory. */
 const FOLLOW_LIMIT = 50_000;
 
@@ -103,13 +129,19 @@ export interface LiveRun {
   historyLength: number;
   startTime: number;
   closeTime?: number;
+  /**
+   * What decides who may read it, as the list last showed it: decoded when asked, for the few runs
+   * with news, not for every run of every poll.
+   */
+  access(): RunAccess;
 }
 
 /**
  * Every running run, and those closed at or after `closedSince` (epoch ms): what a follower of all
  * runs' events needs to look at, however many runs wait. Older closed runs have nothing new to say.
  * Read raw, page by page: decoding every run's memo and search attributes once a second would cost
- * the API more than the rest of following them. The list lags behind the runs: a run that just
+ * the API more than the rest of following them (the three small attributes that decide who may read
+ * a run are decoded only for a run with news). The list lags behind the runs: a run that just
  * started, changed or closed may still show as it was.
  */
 export async function listLiveRuns(
@@ -119,6 +151,7 @@ export async function listLiveRuns(
 ): Promise<LiveRun[]> {
   const since = new Date(closedSince).toISOString();
   const query = `${listQuery({})} AND (ExecutionStatus = 'Running' OR CloseTime >= '${since}')`;
+  const decode = payloadDecoder(client);
   const runs: LiveRun[] = [];
   let nextPageToken: Uint8Array | undefined;
   do {
@@ -137,6 +170,7 @@ export async function listLiveRuns(
         historyLength: Number(info.historyLength ?? 0),
         startTime: info.startTime ? timestampMs(info.startTime) : 0,
         ...(closeTime !== undefined ? { closeTime } : {}),
+        access: once(() => accessOfAttributes(info.searchAttributes?.indexedFields ?? {}, decode)),
       });
     }
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;

@@ -87,6 +87,7 @@ export const AUDIT_EVENTS = new Set<RunEvent['type']>([
   'decision.refused',
   'approval.escalated',
   'approval.settled',
+  'run.cancelled',
 ]);
 
 export const DECIDED = new Set<ApprovalStatus>(ApprovalStatus.options.filter((s) => s !== 'pending'));

@@ -4,13 +4,14 @@ import { isGrpcServiceError } from '@temporalio/client';
 import { createSession, type Session } from 'better-sse';
 import type { Request, RequestHandler, Response } from 'express';
 import type { RunEvent } from '../protocol/index.js';
+import { accessRule } from './access.js';
+import { approverOf } from './auth.js';
 import type { ApiOptions } from './context.js';
 import { HttpError } from './errors.js';
 import { historyChanges } from './history-watch.js';
 import type { RunEventFeed } from './event-feed.js';
 import { globalEvents, type Resume } from './global-events.js';
 import { getRunEvents } from '../client/index.js';
-import { describeRun } from './run-reads.js';
 
 /** Opens the stream; its `signal` aborts when the subscriber goes away. */
 async function open(req: Request, res: Response): Promise<{ session: Session; signal: AbortSignal }> {
@@ -39,7 +40,8 @@ export function runEventStream(options: ApiOptions): RequestHandler {
     if (resumeFrom !== '' && !/^\d{1,9}$/.test(resumeFrom)) {
       throw new HttpError(400, 'Last-Event-ID must be an event id of this run', { code: 'invalid_request' });
     }
-    const description = await describeRun(options.client, runId);
+    // Who may read the run may follow it: a run they may not read is a 404, like one that is not.
+    const description = await accessRule(options).readable(options.client, approverOf(res), runId);
     let cursor = Number(resumeFrom || 0);
     if (description.status.name !== 'RUNNING') {
       const rest = await getRunEvents(options.client, runId, cursor, true);
@@ -107,12 +109,15 @@ function isTransient(err: unknown): boolean {
 }
 
 /**
- * `GET /api/events`: every run's events, for the inbox. Runs are found with the list filter and
- * re-read when their history grows; ids are `<epoch ms>~<runId>~<event id>` so `Last-Event-ID`
- * resumes from a point in time across runs.
+ * `GET /api/events`: every run's events the caller may read, for the inbox. Runs are found with
+ * the list filter and re-read when their history grows; ids are `<epoch ms>~<runId>~<event id>`
+ * so `Last-Event-ID` resumes from a point in time across runs. Each event is judged by its run's
+ * listing as the feed last saw it, so a run that comes to ask for the caller's role shows from then.
  */
 export function allEventsStream(options: ApiOptions, feed: RunEventFeed): RequestHandler {
+  const access = accessRule(options);
   return async (req, res) => {
+    const caller = approverOf(res);
     const resumeFrom = lastEventId(req);
     const resume = parseGlobalId(resumeFrom);
     if (resumeFrom !== '' && !resume) {
@@ -122,8 +127,8 @@ export function allEventsStream(options: ApiOptions, feed: RunEventFeed): Reques
     }
     const { session, signal } = await open(req, res);
     try {
-      for await (const event of globalEvents(options, feed, resume, signal)) {
-        session.push(event, event.type, globalId(event));
+      for await (const { event, run } of globalEvents(options, feed, resume, signal)) {
+        if (access.mayRead(caller, run)) session.push(event, event.type, globalId(event));
       }
     } catch (err) {
       if (!signal.aborted) {

@@ -15,9 +15,14 @@ export async function submitDecision(
   api: Api,
   trackingId: string,
   decision: Decision,
+  /** The revision of the proposal the person decided on: a changed one is refused, never signed. */
+  revision: number,
 ): Promise<DecisionOutcome | Answer> {
   const route = `/api/approvals/${encodeURIComponent(trackingId)}/decision`;
-  const response = await api.request<Answer>('POST', route, decision, { 'x-countersign-channel': 'cli' });
+  const response = await api.request<Answer>('POST', route, decision, {
+    'x-countersign-channel': 'cli',
+    'if-match': `"${revision}"`,
+  });
   if (response.body.outcome) return response.body.outcome;
   let answer = response.body;
   const deadline = Date.now() + POLL_MS;

@@ -1,5 +1,6 @@
 import {
   requirementLines,
+  visibleText,
   type ApprovalView,
   type RunEvent,
   type RunSummary,
@@ -8,7 +9,24 @@ import {
 
 /** Human-readable output; `--json` prints the API's answers as they are instead. */
 
+/**
+ * The one way server text reaches the terminal. A run's input, a model's message, arguments and
+ * descriptions are written by whoever started the run or by the model: their control characters,
+ * escape sequences, bidirectional overrides and invisible format characters are printed as
+ * escapes (`\u001b`, `\u202e`), never obeyed, so they cannot move the cursor, clear or recolour
+ * lines, or reorder what the approver reads. One-line fields show line breaks as `\n` too, so
+ * they cannot forge the lines after them; `block` keeps the line breaks of a block of text.
+ */
+export function terminalText(text: string, { block = false }: { block?: boolean } = {}): string {
+  return visibleText(text, { keepLines: block });
+}
+
+const line = (text: string) => terminalText(text);
+const block = (text: string) => terminalText(text, { block: true });
+
+/** A table of one-line cells. */
 export function table(rows: string[][]): string {
+  rows = rows.map((row) => row.map(line));
   if (rows.length === 0) return '';
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows
@@ -44,13 +62,13 @@ export function transcriptLines(transcript: TranscriptMessage[]): string[] {
   for (const m of transcript) {
     if (m.role === 'system') continue;
     if (m.role === 'tool') {
-      lines.push(`  tool (${m.tool_call_id}):`, indent(m.content));
+      lines.push(`  tool (${line(m.tool_call_id)}):`, indent(block(m.content)));
     } else if (m.role === 'assistant') {
-      if (m.content) lines.push('  assistant:', indent(m.content));
+      if (m.content) lines.push('  assistant:', indent(block(m.content)));
       for (const call of m.tool_calls ?? [])
-        lines.push(`  assistant calls ${call.function.name} ${call.function.arguments}`);
+        lines.push(`  assistant calls ${line(call.function.name)} ${line(call.function.arguments)}`);
     } else {
-      lines.push(`  ${m.role}:`, indent(m.content));
+      lines.push(`  ${line(m.role)}:`, indent(block(m.content)));
     }
   }
   return lines;
@@ -71,7 +89,7 @@ export function eventLine(e: RunEvent): string {
       `changes: ${e.diff.map((d) => `${d.path}: ${JSON.stringify(d.before)} -> ${JSON.stringify(d.after)}`).join(', ')}`,
     );
   }
-  return parts.join(' ');
+  return line(parts.join(' '));
 }
 
 export interface RunDetail {
@@ -88,10 +106,10 @@ export interface RunDetail {
 
 export function runDetail(run: RunDetail): string {
   const lines = [
-    `Run ${run.runId}`,
-    `  agent:  ${run.agent}`,
-    `  status: ${run.status}`,
-    ...(run.requester ? [`  requester: ${run.requester}`] : []),
+    `Run ${line(run.runId)}`,
+    `  agent:  ${line(run.agent)}`,
+    `  status: ${line(run.status)}`,
+    ...(run.requester ? [`  requester: ${line(run.requester)}`] : []),
     '',
     'Transcript:',
     ...transcriptLines(run.transcript),
@@ -100,11 +118,11 @@ export function runDetail(run: RunDetail): string {
     lines.push(
       '',
       'Waiting for:',
-      ...run.pending.map((a) => `  ${a.trackingId}  ${a.tool}  ${a.description}`),
+      ...run.pending.map((a) => `  ${line(a.trackingId)}  ${line(a.tool)}  ${line(a.description)}`),
     );
   }
   if (run.audit.length > 0) lines.push('', 'Audit:', ...run.audit.map((e) => `  ${eventLine(e)}`));
-  if (run.output !== undefined) lines.push('', 'Output:', indent(run.output, '  '));
+  if (run.output !== undefined) lines.push('', 'Output:', indent(block(run.output), '  '));
   return lines.join('\n');
 }
 
@@ -113,25 +131,33 @@ export function approvalCard(
   a: ApprovalView,
   run?: { input: string; transcript: TranscriptMessage[] },
 ): string {
+  // One line per field: a field's own line breaks show as \n, so it cannot forge the lines after
+  // it (the arguments the approver is about to approve).
   const lines = [
-    `Approval ${a.trackingId}  (${a.kind}, run ${a.runId}, agent ${a.agent})`,
-    `  ${a.description}`,
+    line(`Approval ${a.trackingId}  (${a.kind}, run ${a.runId}, agent ${a.agent})`),
+    `  ${line(a.description)}`,
   ];
   if (run) {
-    lines.push(`  request: ${run.input}`);
+    lines.push(`  request: ${line(run.input)}`);
     const said = [...run.transcript].reverse().find((m) => m.role === 'assistant' && m.content);
-    if (said && said.role === 'assistant' && said.content) lines.push(`  model said: ${said.content}`);
+    if (said && said.role === 'assistant' && said.content) lines.push(`  model said: ${line(said.content)}`);
   }
-  if (a.question) lines.push(`  question: ${a.question}`);
+  if (a.question) lines.push(`  question: ${line(a.question)}`);
   if (a.plan)
-    lines.push('  plan:', ...a.plan.map((s, i) => `    ${i + 1}. ${s.tool} ${JSON.stringify(s.args)}`));
+    lines.push(
+      '  plan:',
+      ...a.plan.map((s, i) => `    ${i + 1}. ${line(s.tool)} ${line(JSON.stringify(s.args))}`),
+    );
   else if (a.kind !== 'question')
-    lines.push(`  ${a.tool} arguments:`, indent(JSON.stringify(a.args, null, 2)));
-  if (a.result !== undefined) lines.push('  result for review:', indent(JSON.stringify(a.result, null, 2)));
-  if (a.editableFields) lines.push(`  editable: ${a.editableFields.join(', ')}`);
-  lines.push(`  decisions: ${a.allowedDecisions.join(', ')}; deadline ${a.deadline}`);
-  lines.push('  needs:', ...requirementLines(a).map((line) => `    ${line}`));
+    lines.push(`  ${line(a.tool)} arguments:`, indent(block(JSON.stringify(a.args, null, 2))));
+  if (a.result !== undefined)
+    lines.push('  result for review:', indent(block(JSON.stringify(a.result, null, 2))));
+  if (a.editableFields) lines.push(`  editable: ${line(a.editableFields.join(', '))}`);
+  lines.push(
+    line(`  revision ${a.revision}; decisions: ${a.allowedDecisions.join(', ')}; deadline ${a.deadline}`),
+  );
+  lines.push('  needs:', ...requirementLines(a).map((need) => `    ${line(need)}`));
   if (a.approvals.length > 0)
-    lines.push(`  approved so far by: ${a.approvals.map((s) => s.approver).join(', ')}`);
+    lines.push(`  approved so far by: ${line(a.approvals.map((s) => s.approver).join(', '))}`);
   return lines.join('\n');
 }

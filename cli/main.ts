@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import type { ApprovalView, Decision, RunSummary } from '../protocol/index.js';
 import { describeOutcome, parseJsonOption, submitDecision } from './decide.js';
-import { approvalsTable, runDetail, runsTable, type RunDetail } from './format.js';
+import { approvalsTable, runDetail, runsTable, terminalText, type RunDetail } from './format.js';
 import { queryString, readApprovals } from './approval-list.js';
 import { Api, CliError, resolveToken } from './http.js';
 import { watch } from './watch.js';
@@ -12,7 +12,11 @@ interface GlobalOptions {
   json?: boolean;
 }
 
-const print = (text: string) => process.stdout.write(`${text}\n`);
+/**
+ * Everything printed goes through `terminalText`: fields one by one (format.ts), and the whole text
+ * once more, so no server text reaches the terminal raw (JSON output stays JSON).
+ */
+const print = (text: string) => process.stdout.write(`${terminalText(text, { block: true })}\n`);
 
 /** The `countersign` command: a client of the REST API, local or remote. */
 export function buildProgram(): Command {
@@ -30,6 +34,10 @@ export function buildProgram(): Command {
       ).env('COUNTERSIGN_TOKEN'),
     )
     .option('--json', 'print the API responses as JSON')
+    .option(
+      '--revision <n>',
+      'decide only if the proposal is still this revision (as `approvals show` printed it); default: as it is now',
+    )
     .showHelpAfterError();
 
   const api = (command: Command) => {
@@ -39,10 +47,22 @@ export function buildProgram(): Command {
       json: options.json === true,
     };
   };
-  const decide = async (command: Command, trackingId: string, decision: Decision) => {
+  /**
+   * Decides on the revision the person reviewed (--revision, as `approvals show` prints it), or on
+   * the proposal as it is now, which is printed with the outcome.
+   */
+  const decide = async (command: Command, trackingId: string, decision: Decision, shown?: ApprovalView) => {
     const { api: client, json } = api(command);
-    const outcome = await submitDecision(client, trackingId, decision);
-    print(json ? JSON.stringify(outcome, null, 2) : describeOutcome(trackingId, outcome));
+    const given = command.optsWithGlobals<{ revision?: string }>().revision;
+    const revision =
+      given !== undefined
+        ? Number(given)
+        : (shown ?? (await client.get<ApprovalView>(`/api/approvals/${encodeURIComponent(trackingId)}`)))
+            .revision;
+    if (!Number.isInteger(revision) || revision < 1)
+      throw new CliError('--revision must be a positive integer');
+    const outcome = await submitDecision(client, trackingId, decision, revision);
+    print(json ? JSON.stringify(outcome, null, 2) : terminalText(describeOutcome(trackingId, outcome)));
   };
 
   const runs = program.command('runs').description('start, list and inspect runs');
@@ -62,7 +82,7 @@ export function buildProgram(): Command {
       print(
         json
           ? JSON.stringify(body, null, 2)
-          : `Started ${body.runId}\nFollow it with: countersign runs show ${body.runId}`,
+          : `Started ${terminalText(body.runId)}\nFollow it with: countersign runs show ${terminalText(body.runId)}`,
       );
     });
   runs
@@ -82,7 +102,7 @@ export function buildProgram(): Command {
           `/api/runs${queryString(options)}`,
         );
         print(json ? JSON.stringify(body, null, 2) : runsTable(body.runs));
-        if (!json && body.nextPageToken) print(`More: --page-token ${body.nextPageToken}`);
+        if (!json && body.nextPageToken) print(`More: --page-token ${terminalText(body.nextPageToken)}`);
       },
     );
   runs
@@ -93,6 +113,20 @@ export function buildProgram(): Command {
       const { api: client, json } = api(command);
       const body = await client.get<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`);
       print(json ? JSON.stringify(body, null, 2) : runDetail(body));
+    });
+  runs
+    .command('cancel')
+    .description('cancel a run: its pending approvals settle as cancelled, by you')
+    .argument('<runId>')
+    .action(async (runId: string, _options: unknown, command: Command) => {
+      const { api: client, json } = api(command);
+      const { body } = await client.request<{ runId: string; status: string }>(
+        'POST',
+        `/api/runs/${encodeURIComponent(runId)}/cancel`,
+        undefined,
+        { 'x-countersign-channel': 'cli' },
+      );
+      print(json ? JSON.stringify(body, null, 2) : `${terminalText(body.runId)}: cancelling`);
     });
 
   program
@@ -115,7 +149,7 @@ export function buildProgram(): Command {
         // a page at a time.
         const body = await readApprovals(client, options, options.status === 'pending' ? undefined : 1);
         print(json ? JSON.stringify(body, null, 2) : approvalsTable(body.approvals));
-        if (!json && body.nextPageToken) print(`More: --page-token ${body.nextPageToken}`);
+        if (!json && body.nextPageToken) print(`More: --page-token ${terminalText(body.nextPageToken)}`);
       },
     );
 
@@ -162,13 +196,13 @@ export function buildProgram(): Command {
         const edited = single
           ? [{ ...plan[0]!, args: { ...plan[0]!.args, ...(changes as Record<string, never>) } }]
           : changes;
-        return decide(command, trackingId, { type: 'edit', plan: edited as never, ...message });
+        return decide(command, trackingId, { type: 'edit', plan: edited as never, ...message }, approval);
       }
       if (typeof changes !== 'object' || changes === null || Array.isArray(changes))
         throw new CliError('--args must be a JSON object');
       // Fields not mentioned keep their proposed values, so `--args '{"amount":2000}'` is enough.
       const args = { ...approval.args, ...(changes as Record<string, never>) };
-      await decide(command, trackingId, { type: 'edit', args, ...message });
+      await decide(command, trackingId, { type: 'edit', args, ...message }, approval);
     });
   program
     .command('respond')
@@ -198,9 +232,12 @@ export async function main(argv: string[]): Promise<void> {
     await buildProgram().parseAsync(argv);
   } catch (error) {
     if (error instanceof CliError) {
-      process.stderr.write(`countersign: ${error.message}\n${error.details.map((d) => `${d}\n`).join('')}`);
+      // Messages quote the server's answers.
+      const details = error.details.map((d) => `${terminalText(d)}\n`).join('');
+      process.stderr.write(`countersign: ${terminalText(error.message)}\n${details}`);
     } else {
-      process.stderr.write(`countersign: ${(error as Error).stack ?? String(error)}\n`);
+      const text = (error as Error).stack ?? String(error);
+      process.stderr.write(`countersign: ${terminalText(text, { block: true })}\n`);
     }
     process.exitCode = 1;
   }

@@ -2,7 +2,7 @@ import { createInterface, type Interface } from 'node:readline/promises';
 import type { ApprovalView, Decision, DecisionType, TranscriptMessage } from '../protocol/index.js';
 import { describeOutcome, submitDecision } from './decide.js';
 import { readApprovals } from './approval-list.js';
-import { approvalCard } from './format.js';
+import { approvalCard, terminalText } from './format.js';
 import { CliError, type Api } from './http.js';
 import { followEvents } from './sse.js';
 
@@ -42,7 +42,8 @@ class Prompt {
  * it is one more way to answer them, like the inbox.
  */
 export async function watch(api: Api, options: WatchOptions): Promise<void> {
-  const out = (line = '') => options.output.write(`${line}\n`);
+  // Server text is made visible field by field (format.ts) and once more here, never obeyed.
+  const out = (line = '') => options.output.write(`${terminalText(line, { block: true })}\n`);
   let wake: (() => void) | undefined;
   const rl = createInterface({ input: options.input, output: options.output, terminal: false });
   const prompt = new Prompt(rl);
@@ -137,14 +138,17 @@ async function decideOne(
     if (decision === null) return 'quit';
     if (decision === undefined) continue;
     try {
-      out(describeOutcome(trackingId, await submitDecision(api, trackingId, decision)));
+      const outcome = await submitDecision(api, trackingId, decision, approval.revision);
+      out(terminalText(describeOutcome(trackingId, outcome)));
       return 'done';
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
-      out(error.message);
-      error.details.forEach((d) => out(d));
-      // An approval settled elsewhere is done; anything else (an invalid edit) can be tried again.
+      out(terminalText(error.message));
+      error.details.forEach((d) => out(terminalText(d)));
+      // An approval settled elsewhere is done; one changed elsewhere is shown again as it is now;
+      // anything else (an invalid edit) can be tried again.
       if (/^HTTP (404|409)/.test(error.message)) return 'done';
+      if (/^HTTP 412/.test(error.message)) return decideOne(api, trackingId, agent, prompt, out);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { WorkflowFailedError, type Client } from '@temporalio/client';
-import type { DecisionOutcome, RunEvent, RunOutput, RunState } from '../protocol/index.js';
-import { decisionOutcomeQuery, eventsQuery, stateQuery } from '../workflows/definitions.js';
+import type { CancelRequest, DecisionOutcome, RunEvent, RunOutput, RunState } from '../protocol/index.js';
+import { cancelSignal, decisionOutcomeQuery, eventsQuery, stateQuery } from '../workflows/definitions.js';
 
 /**
  * The run's whole state (transcript, approvals, events), running or closed. A run that completed
@@ -65,7 +65,13 @@ export async function getDecisionOutcome(
   return handle.query(decisionOutcomeQuery, requestId);
 }
 
-/** Cancels a run: its pending approvals settle as cancelled and it ends with status `cancelled`. */
-export async function cancelRun(client: Client, runId: string): Promise<void> {
-  await client.workflow.getHandle(runId).cancel();
+/**
+ * Cancels a run: its pending approvals settle as cancelled and it ends with status `cancelled`.
+ * `by` names who cancels and through which channel: the run is told first (the `cancel` signal),
+ * so its audit trail and its cancelled approvals record them; without it, nobody is recorded.
+ */
+export async function cancelRun(client: Client, runId: string, by?: CancelRequest): Promise<void> {
+  const handle = client.workflow.getHandle(runId);
+  if (by) await handle.signal(cancelSignal, by);
+  await handle.cancel();
 }

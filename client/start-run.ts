@@ -35,6 +35,10 @@ export async function startRun(client: Client, options: StartRunOptions): Promis
       { key: searchAttributeKeys.agent, value: spec.name },
       { key: searchAttributeKeys.status, value: 'running' },
       { key: searchAttributeKeys.pending, value: 0 },
+      // Who may read and cancel the run is decided from its listing (see the README's Security).
+      ...(request.requester !== undefined
+        ? [{ key: searchAttributeKeys.requester, value: request.requester }]
+        : []),
     ],
   });
   return { runId };

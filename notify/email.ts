@@ -1,4 +1,4 @@
-import { requirementLines, type ApprovalView, type ApproverConfig } from '../protocol/index.js';
+import { requirementLines, visibleText, type ApprovalView, type ApproverConfig } from '../protocol/index.js';
 import { escapeHtml } from './html.js';
 
 export interface EmailLinks {
@@ -13,19 +13,27 @@ export interface RenderedEmail {
   html: string;
 }
 
+/**
+ * Text from the run (its arguments, the description and question they fill in) as the email shows
+ * it: bidirectional overrides, control and invisible characters are marked (`\u202e`) rather than
+ * obeyed, so they cannot reorder or hide what the approver reads; and a field's own line breaks are
+ * marked too, so it cannot forge the lines after it (an "Approve:" link of its own).
+ */
+const shown = (text: string) => visibleText(text);
+/** JSON laid out on several lines: its line breaks are its layout, its strings are escaped already. */
+const shownJson = (value: unknown) => visibleText(JSON.stringify(value, null, 2), { keepLines: true });
+
 function proposal(approval: ApprovalView): { label: string; body: string }[] {
   const parts: { label: string; body: string }[] = [];
-  if (approval.question) parts.push({ label: 'Question', body: approval.question });
+  if (approval.question) parts.push({ label: 'Question', body: shown(approval.question) });
   if (approval.plan) {
-    const steps = approval.plan.map(
-      (step, i) => `${i + 1}. ${step.tool} ${JSON.stringify(step.args, null, 2)}`,
-    );
+    const steps = approval.plan.map((step, i) => `${i + 1}. ${shown(step.tool)} ${shownJson(step.args)}`);
     parts.push({ label: 'Plan', body: steps.join('\n') });
   } else if (approval.kind !== 'question') {
-    parts.push({ label: 'Arguments', body: JSON.stringify(approval.args, null, 2) });
+    parts.push({ label: 'Arguments', body: shownJson(approval.args) });
   }
   if (approval.result !== undefined)
-    parts.push({ label: 'Result for review', body: JSON.stringify(approval.result, null, 2) });
+    parts.push({ label: 'Result for review', body: shownJson(approval.result) });
   return parts;
 }
 
@@ -42,22 +50,23 @@ export function renderApprovalEmail(
   approver: ApproverConfig,
   links: EmailLinks,
 ): RenderedEmail {
-  const headline = `Agent ${approval.agent} ${KIND_TITLE[approval.kind]} ${approval.tool}`;
+  const headline = shown(`Agent ${approval.agent} ${KIND_TITLE[approval.kind]} ${approval.tool}`);
   const subject = `[Countersign] ${approval.escalated ? 'Escalated: ' : ''}${headline}`;
+  const description = shown(approval.description);
   const facts: [string, string][] = [
     ['Tracking id', approval.trackingId],
     ['Run', approval.runId],
-    ['Requested by', approval.requester ?? 'unknown'],
+    ['Requested by', shown(approval.requester ?? 'unknown')],
     ['Decide before', approval.deadline],
   ];
-  for (const line of requirementLines(approval)) facts.push(['Needs', line]);
+  for (const line of requirementLines(approval)) facts.push(['Needs', shown(line)]);
   const parts = proposal(approval);
 
   const text = [
     `Hello ${approver.name ?? approver.id},`,
     '',
     headline + '.',
-    approval.description,
+    description,
     '',
     ...facts.map(([k, v]) => `${k}: ${v}`),
     '',
@@ -75,7 +84,7 @@ export function renderApprovalEmail(
 <html><body style="font-family:system-ui,sans-serif;color:#1c1c1c;max-width:640px">
 <p>Hello ${escapeHtml(approver.name ?? approver.id)},</p>
 <h2 style="font-size:18px">${escapeHtml(headline)}</h2>
-<p>${escapeHtml(approval.description)}</p>
+<p>${escapeHtml(description)}</p>
 <table style="border-collapse:collapse">${facts
     .map(
       ([k, v]) =>

@@ -16,6 +16,8 @@ const LinkPayload = z.strictObject({
   e: z.number().int(),
   /** Nonce: the workflow takes each one once, which makes the link single-use. */
   n: z.string().min(8).max(64),
+  /** The proposal's revision the email showed: the link decides that one or nothing. */
+  r: z.number().int().min(1).optional(),
 });
 
 export interface LinkClaims {
@@ -24,6 +26,8 @@ export interface LinkClaims {
   action: LinkAction;
   expiresAt: number;
   nonce: string;
+  /** Absent only in links signed before revisions; the workflow refuses those. */
+  revision?: number;
 }
 
 export type LinkCheck =
@@ -44,6 +48,7 @@ export function signLink(secret: string, claims: Omit<LinkClaims, 'nonce'> & { n
       x: claims.action,
       e: claims.expiresAt,
       n: claims.nonce ?? randomBytes(16).toString('base64url'),
+      r: claims.revision,
     }),
   ).toString('base64url');
   return `${payload}.${mac(secret, payload).toString('base64url')}`;
@@ -67,7 +72,14 @@ export function verifyLink(secret: string, token: string, now = Date.now()): Lin
   const parsed = LinkPayload.safeParse(raw);
   if (!parsed.success) return { ok: false, reason: 'invalid' };
   const p = parsed.data;
-  const claims: LinkClaims = { trackingId: p.t, approverId: p.a, action: p.x, expiresAt: p.e, nonce: p.n };
+  const claims: LinkClaims = {
+    trackingId: p.t,
+    approverId: p.a,
+    action: p.x,
+    expiresAt: p.e,
+    nonce: p.n,
+    ...(p.r !== undefined ? { revision: p.r } : {}),
+  };
   if (now >= p.e) return { ok: false, reason: 'expired', claims };
   return { ok: true, claims };
 }

@@ -41,12 +41,13 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
   const base = options.publicUrl.replace(/\/$/, '');
   const expiresAt = (approval: ApprovalView) => Date.parse(approval.deadline);
   const link = (approval: ApprovalView, approver: ApproverConfig, action: LinkAction) =>
-    `${base}/links/${signLink(options.signingSecret, { trackingId: approval.trackingId, approverId: approver.id, action, expiresAt: expiresAt(approval) })}`;
+    `${base}/links/${signLink(options.signingSecret, { trackingId: approval.trackingId, approverId: approver.id, action, expiresAt: expiresAt(approval), revision: approval.revision })}`;
 
   return {
     async notify(approval, progress) {
-      // An escalation notifies again under new keys; retries of one activity skip what was sent.
-      const round = approval.escalated ? 'escalated' : 'initial';
+      // Each revision (an edit, an escalation) notifies again under new keys, with links for it;
+      // retries of one activity skip what was sent.
+      const round = approval.revision === 1 ? 'initial' : `r${approval.revision}`;
       for (const approver of recipientsFor(approval, options.approvers)) {
         const key = `email:${round}:${approver.id}`;
         if (!approver.email || progress.sent.includes(key)) continue;
@@ -63,7 +64,10 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
           from: options.mailFrom,
           to: approver.email,
           ...rendered,
-          fileKey: `${approval.trackingId}-${approver.id}`,
+          fileKey:
+            approval.revision === 1
+              ? `${approval.trackingId}-${approver.id}`
+              : `${approval.trackingId}-r${approval.revision}-${approver.id}`,
         });
         progress.onSent(key);
       }

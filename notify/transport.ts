@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 
@@ -35,7 +35,10 @@ export function createMailTransport(options: { smtpUrl?: string; dataDir: string
       const info = await stream.sendMail(message);
       await mkdir(outbox, { recursive: true });
       const safe = fileKey.replace(/[^A-Za-z0-9_.-]/g, '_');
-      await writeFile(path.join(outbox, `${Date.now()}-${safe}.eml`), info.message as Buffer);
+      // Written aside, then renamed: whoever watches the outbox never reads half a message.
+      const file = path.join(outbox, `${Date.now()}-${safe}.eml`);
+      await writeFile(`${file}.partial`, info.message as Buffer);
+      await rename(`${file}.partial`, file);
     },
     close: () => stream.close(),
   };

@@ -12,6 +12,11 @@ export function webhookSignature(secret: string, timestamp: string, body: string
   );
 }
 
+/**
+ * Posts the signed payload to the configured URL and nowhere else: a redirect is not followed (a
+ * 307 or 308 would have the signed body sent again, to wherever the receiver, or anyone who took
+ * over its address, points), it fails the delivery like any other non-2xx answer.
+ */
 export async function postWebhook(url: string, secret: string, payload: unknown): Promise<void> {
   const body = JSON.stringify(payload);
   const timestamp = String(Date.now());
@@ -23,8 +28,16 @@ export async function postWebhook(url: string, secret: string, payload: unknown)
       'x-countersign-signature': webhookSignature(secret, timestamp, body),
     },
     body,
+    redirect: 'manual',
     signal: AbortSignal.timeout(10_000),
   });
+  await response.body?.cancel();
   // A failure throws so the activity retries; deliveries already made are skipped by the Notifier's progress keys.
+  if (response.status >= 300 && response.status < 400) {
+    const location = response.headers.get('location');
+    throw new Error(
+      `webhook ${url} answered ${response.status} (a redirect${location ? ` to ${location}` : ''}): redirects are not followed with a signed body; set COUNTERSIGN_WEBHOOK_URL to the final address`,
+    );
+  }
   if (!response.ok) throw new Error(`webhook ${url} answered ${response.status}`);
 }

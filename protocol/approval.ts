@@ -23,6 +23,8 @@ export type ArgChange = z.infer<typeof ArgChange>;
 export const Signoff = z.strictObject({
   approver: z.string(),
   roles: z.array(z.string()),
+  /** The revision of the proposal this sign-off was given on: it covers exactly that one. */
+  revision: z.number().int().min(1),
   channel: Channel,
   at: z.string(),
 });
@@ -81,6 +83,11 @@ export const ApprovalView = z.strictObject({
   requiredApprovals: z.number().int(),
   /** What must be met before this is approved; an edit may add to it, never take from it. */
   requirements: z.array(Requirement).min(1),
+  /**
+   * Changes whenever what an approver must judge changes (an edit, a stricter tier, an
+   * escalation); a decision names the revision its author was shown and is refused on any other.
+   */
+  revision: z.number().int().min(1),
   approvals: z.array(Signoff),
   requester: z.string().optional(),
   allowSelfApproval: z.boolean(),

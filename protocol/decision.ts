@@ -49,6 +49,13 @@ export const DecisionSignal = z.strictObject({
   requestId: z.string().min(1).max(200),
   /** Single-use email links: the workflow remembers the nonces it has taken. */
   linkNonce: z.string().min(1).max(200).optional(),
+  /** The approval's revision its author was shown; a decision on any other changes nothing. */
+  revision: z.number().int().min(1).optional(),
+  /**
+   * What the request was (approval, decision, revision), digested by the API: the same idempotency
+   * key sent again with another request is refused instead of answered with the first outcome.
+   */
+  fingerprint: z.string().min(1).max(200).optional(),
 });
 export type DecisionSignal = z.infer<typeof DecisionSignal>;
 
@@ -63,6 +70,8 @@ export const RefusalCode = z.enum([
   'already_approved_by_you', // 409
   'link_used', // 409
   'policy_denied', // 400: an edit the tool's policy would refuse
+  'stale_revision', // 412: the proposal changed since its author saw it
+  'revision_required', // 428: the decision names no revision
 ]);
 export type RefusalCode = z.infer<typeof RefusalCode>;
 
@@ -82,6 +91,10 @@ export const DecisionOutcome = z.strictObject({
   status: ApprovalStatus,
   approvals: z.number().int(),
   requiredApprovals: z.number().int(),
+  /** The approval's revision after this decision. */
+  revision: z.number().int().optional(),
+  /** The request's fingerprint, when it had one. */
+  fingerprint: z.string().optional(),
   at: z.string(),
 });
 export type DecisionOutcome = z.infer<typeof DecisionOutcome>;

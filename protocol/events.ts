@@ -15,6 +15,7 @@ export const RunEventType = z.enum([
   'approval.settled',
   'tool.ran',
   'tool.denied',
+  'run.cancelled',
   'run.finished',
 ]);
 export type RunEventType = z.infer<typeof RunEventType>;

@@ -11,3 +11,4 @@ export * from './search-attributes.js';
 export * from './approver.js';
 export * from './names.js';
 export * from './requirements.js';
+export * from './visible-text.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AgentSpec, Name } from './agent.js';
 import { ApprovalView } from './approval.js';
-import { DecisionOutcome } from './decision.js';
+import { Channel, DecisionOutcome } from './decision.js';
 import { RunEvent } from './events.js';
 import { RunStatus } from './status.js';
 
@@ -40,6 +40,17 @@ export const RunInput = z.strictObject({
   requester: z.string().optional(),
 });
 export type RunInput = z.infer<typeof RunInput>;
+
+/**
+ * Who cancels a run and through which channel: the payload of the workflow's `cancel` signal, sent
+ * just before Temporal's cancellation request so the run can record it on its cancelled approvals
+ * and in its audit trail.
+ */
+export const CancelRequest = z.strictObject({
+  actor: z.string().min(1).max(200),
+  channel: Channel,
+});
+export type CancelRequest = z.infer<typeof CancelRequest>;
 
 /** Everything about one run, as the `state` query answers it. */
 export const RunState = z.strictObject({

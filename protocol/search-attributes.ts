@@ -6,6 +6,11 @@ export const SEARCH_ATTRIBUTES = {
   /** Number of approvals the run is waiting on. The inbox filter is `CountersignPending > 0`. */
   pending: { name: 'CountersignPending', type: 'INT' },
   agent: { name: 'CountersignAgent', type: 'KEYWORD' },
+  /**
+   * Who the run is for, set when it starts: the requester may read and cancel their own runs, so a
+   * list filters on it.
+   */
+  requester: { name: 'CountersignRequester', type: 'KEYWORD' },
   /** The run status (running, waiting, completed, failed, cancelled). */
   status: { name: 'CountersignStatus', type: 'KEYWORD' },
   /** Tools with a pending approval, for inbox filters by tool. */

@@ -1,5 +1,7 @@
 import { ActivityFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import type {
+  CancelRequest,
+  Channel,
   RunInput,
   RunOutput,
   RunState,
@@ -14,6 +16,7 @@ import { ASK_HUMAN_SPEC } from './ask-human.js';
 import { askHuman } from './ask-human-call.js';
 import {
   approvalQuery,
+  cancelSignal,
   decisionOutcomeQuery,
   decisionSignal,
   eventsQuery,
@@ -66,6 +69,12 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
   };
 
   setHandler(decisionSignal, (signal) => book.decide(signal));
+  // Who cancels, told just before Temporal's cancellation request; the first such request counts.
+  let cancelledBy: CancelRequest | undefined;
+  setHandler(cancelSignal, (request) => {
+    if (cancelledBy === undefined && isCancelRequest(request))
+      cancelledBy = { actor: request.actor, channel: request.channel };
+  });
   const snapshot = (): RunState => ({
     runId,
     agent: agent.name,
@@ -123,8 +132,14 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
     return finish({ status: 'failed', reason: `the turn limit of ${agent.maxTurns} was reached` });
   } catch (err) {
     if (isCancellation(err)) {
-      book.cancelPending();
-      return finish({ status: 'cancelled', reason: 'the run was cancelled' });
+      log.add(
+        cancelledBy
+          ? { type: 'run.cancelled', actor: cancelledBy.actor, channel: cancelledBy.channel }
+          : { type: 'run.cancelled', reason: 'cancelled through Temporal, without saying by whom' },
+      );
+      book.cancelPending(cancelledBy);
+      const by = cancelledBy ? ` by ${cancelledBy.actor} (${cancelledBy.channel})` : '';
+      return finish({ status: 'cancelled', reason: `the run was cancelled${by}` });
     }
     // A model that keeps failing ends the run; a bug in this code fails the task and is retried.
     if (err instanceof ActivityFailure) return finish({ status: 'failed', reason: failureMessage(err) });
@@ -180,6 +195,21 @@ function answer(ctx: RunContext, item: ParsedCall): Promise<string> | string {
         return runCall(ctx, item.tool, item.call.id, item.args, { approvedBy: [] });
       return gatedCall(ctx, item.tool, item.call.id, item.args, item.policy);
   }
+}
+
+const CHANNELS: readonly string[] = ['api', 'inbox', 'email', 'cli'] satisfies Channel[];
+
+/** The cancel signal comes from any Temporal client: only a well-formed one names who cancelled. */
+function isCancelRequest(value: unknown): value is CancelRequest {
+  if (typeof value !== 'object' || value === null) return false;
+  const { actor, channel } = value as Record<string, unknown>;
+  return (
+    typeof actor === 'string' &&
+    actor.length > 0 &&
+    actor.length <= 200 &&
+    typeof channel === 'string' &&
+    CHANNELS.includes(channel)
+  );
 }
 
 function toModelTools(tools: RunInput['agent']['tools']): ModelTool[] {

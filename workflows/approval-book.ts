@@ -1,3 +1,4 @@
+import { patched } from '@temporalio/workflow';
 import { DECISION_SIGNAL_SCHEMA } from '../protocol/generated/workflow-schemas.js';
 import { trackingIdFor } from '../protocol/tracking-id.js';
 import type {
@@ -22,6 +23,9 @@ import { checkDecision, type Accepted } from './check-decision.js';
 import type { RunLog } from './run-log.js';
 import { mergeRequirements, requirementsMet, summarize } from '../protocol/requirements.js';
 import { validateAgainstSchema } from './validate-args.js';
+
+/** The patch that made decisions name the proposal's revision (histories before it had none). */
+export const REVISIONS_PATCH = 'countersign-decision-revisions';
 
 /** What a part of the workflow asks a human to decide. */
 export interface ApprovalRequest {
@@ -109,6 +113,7 @@ export class ApprovalBook {
       ...(request.editableFields ? { editableFields: request.editableFields } : {}),
       ...summarize(request.requirements),
       requirements: request.requirements,
+      revision: 1,
       approvals: [],
       ...(this.run.requester !== undefined ? { requester: this.run.requester } : {}),
       allowSelfApproval: request.allowSelfApproval,
@@ -155,6 +160,8 @@ export class ApprovalBook {
       requester: this.run.requester,
       usedNonces: this.usedNonces,
       tools: this.run.tools,
+      // Runs recorded before revisions took decisions without one; new runs never do.
+      requireRevision: patched(REVISIONS_PATCH),
     });
     if (!checked.ok) {
       this.log.add({
@@ -196,6 +203,7 @@ export class ApprovalBook {
     ];
     Object.assign(view, summarize(view.requirements));
     view.approvals = [];
+    view.revision++;
     record.view.escalated = true;
     record.view.deadline = new Date(Date.now() + deadlineSeconds * 1000).toISOString();
     this.log.add({
@@ -211,20 +219,27 @@ export class ApprovalBook {
     this.settle(record, 'expired', { by: [], message: 'no decision before the deadline' });
   }
 
-  /** The run was cancelled: every approval still pending ends as cancelled. */
-  cancelPending(): void {
+  /**
+   * The run was cancelled: every approval still pending ends as cancelled, by whoever cancelled it
+   * (nobody known when the cancellation came from Temporal without Countersign's cancel signal).
+   */
+  cancelPending(by?: { actor: string; channel: DecisionSignal['channel'] }): void {
+    const message = by ? `the run was cancelled by ${by.actor} (${by.channel})` : 'the run was cancelled';
     for (const record of this.records.values()) {
       if (record.view.status === 'pending')
-        this.settle(record, 'cancelled', { by: [], message: 'the run was cancelled' });
+        this.settle(record, 'cancelled', { by: by ? [by.actor] : [], message });
     }
   }
 
   private apply(record: ApprovalRecord, signal: DecisionSignal, checked: Accepted): void {
     const view = record.view;
     const decision = signal.decision;
+    // An edit makes a new proposal: its author's sign-off is on that one.
+    if (decision.type === 'edit') view.revision++;
     const signoff = {
       approver: signal.approver.id,
       roles: signal.approver.roles,
+      revision: view.revision,
       channel: signal.channel,
       at: new Date().toISOString(),
     };
@@ -237,7 +252,10 @@ export class ApprovalBook {
       decision: decision.type,
       ...(decision.message !== undefined ? { message: decision.message } : {}),
       ...(checked.diff ? { diff: checked.diff } : {}),
-      ...(checked.raised ? { data: { requirementsAdded: checked.raised.requirements } } : {}),
+      data: {
+        revision: view.revision,
+        ...(checked.raised ? { requirementsAdded: checked.raised.requirements } : {}),
+      },
     });
     const by = [signal.approver.id];
     switch (decision.type) {
@@ -341,6 +359,8 @@ export class ApprovalBook {
       status: record?.view.status ?? 'pending',
       approvals: record?.view.approvals.length ?? 0,
       requiredApprovals: record?.view.requiredApprovals ?? 0,
+      ...(record ? { revision: record.view.revision } : {}),
+      ...(signal.fingerprint !== undefined ? { fingerprint: signal.fingerprint } : {}),
       at: new Date().toISOString(),
     };
     this.outcomes.set(signal.requestId, outcome);

@@ -1,7 +1,7 @@
-import { condition, isCancellation, log } from '@temporalio/workflow';
+import { condition, isCancellation, log, patched } from '@temporalio/workflow';
 import type { ApprovalView } from '../protocol/index.js';
 import { requestApproval } from './activities.js';
-import type { ApprovalBook, ApprovalRequest } from './approval-book.js';
+import { REVISIONS_PATCH, type ApprovalBook, type ApprovalRequest } from './approval-book.js';
 
 /**
  * Asks a human and waits, durably, for the decision or the deadline. Decisions are applied by the
@@ -16,15 +16,18 @@ export async function awaitHumanDecision(
   // Notifications go out beside the wait: the deadline runs from the request, and a slow mail
   // server never holds back a decision taken in the inbox.
   void notify(view);
+  // Runs recorded before revisions waited on the status alone.
+  const revisions = patched(REVISIONS_PATCH);
   for (;;) {
-    const deadline = view.deadline;
+    const { deadline, revision } = view;
     const remaining = Date.parse(deadline) - Date.now();
-    // An edit into a stricter tier can bring the deadline forward: wait again from the new one.
-    if (
-      remaining > 0 &&
-      (await condition(() => view.status !== 'pending' || view.deadline !== deadline, remaining))
-    ) {
+    // An edit makes a new revision, maybe with an earlier deadline: wait again from there.
+    const changed = () =>
+      view.status !== 'pending' || (revisions && (view.deadline !== deadline || view.revision !== revision));
+    if (remaining > 0 && (await condition(changed, remaining))) {
       if (view.status !== 'pending') return view;
+      // Everyone still needed is told again, with links for the new revision.
+      if (view.revision !== revision) void notify(view);
       continue;
     }
     if (view.status !== 'pending') return view;

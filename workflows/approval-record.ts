@@ -24,4 +24,6 @@ export interface DecisionContext {
   usedNonces: ReadonlySet<string>;
   /** The agent's registered tools, for edited plans. */
   tools: ReadonlyMap<string, ToolSpec>;
+  /** Refuse a decision that names no revision. */
+  requireRevision: boolean;
 }

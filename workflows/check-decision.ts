@@ -51,6 +51,17 @@ export function checkDecision(
   if (signal.linkNonce !== undefined && context.usedNonces.has(signal.linkNonce)) {
     return refuse('link_used', 'this link has already been used');
   }
+  // A countersignature covers exactly what its signer saw.
+  if (signal.revision === undefined) {
+    if (context.requireRevision) {
+      return refuse('revision_required', 'a decision must name the revision of the proposal it was made on');
+    }
+  } else if (signal.revision !== view.revision) {
+    return refuse(
+      'stale_revision',
+      `the proposal changed since you saw it (you saw revision ${signal.revision}; it is now revision ${view.revision})`,
+    );
+  }
   const decision = signal.decision;
   if (!view.allowedDecisions.includes(decision.type)) {
     return refuse(

@@ -1,8 +1,22 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { ApprovalView, DecisionOutcome, DecisionSignal, RunEvent, RunState } from '../protocol/index.js';
+import type {
+  ApprovalView,
+  CancelRequest,
+  DecisionOutcome,
+  DecisionSignal,
+  RunEvent,
+  RunState,
+} from '../protocol/index.js';
 
 /** A human's decision on one approval, routed by its tracking id. */
 export const decisionSignal = defineSignal<[DecisionSignal]>('decision');
+
+/**
+ * Who is about to cancel the run, and through which channel. Clients send it just before Temporal's
+ * cancellation request (`cancelRun`), so the run records who cancelled it; a cancellation that
+ * comes without it (from Temporal's own UI or CLI) is recorded as by nobody known.
+ */
+export const cancelSignal = defineSignal<[CancelRequest]>('cancel');
 
 /** The whole run: transcript, approvals, the event log (the audit trail) and output. */
 export const stateQuery = defineQuery<RunState>('state');

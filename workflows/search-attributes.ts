@@ -6,6 +6,7 @@ export const searchAttributeKeys = {
   pending: defineSearchAttributeKey(SEARCH_ATTRIBUTES.pending.name, SearchAttributeType.INT),
   agent: defineSearchAttributeKey(SEARCH_ATTRIBUTES.agent.name, SearchAttributeType.KEYWORD),
   status: defineSearchAttributeKey(SEARCH_ATTRIBUTES.status.name, SearchAttributeType.KEYWORD),
+  requester: defineSearchAttributeKey(SEARCH_ATTRIBUTES.requester.name, SearchAttributeType.KEYWORD),
   pendingTools: defineSearchAttributeKey(
     SEARCH_ATTRIBUTES.pendingTools.name,
     SearchAttributeType.KEYWORD_LIST,

@@ -36,6 +36,15 @@ export function requestIdFor(approverId: string, key: string | undefined): strin
   return `idem-${createHash('sha256').update(`${approverId}\0${key}`).digest('base64url')}`;
 }
 
+/**
+ * The revision an If-Match header names: one strong entity tag as the approval's ETag gives it.
+ * `*`, a list or a weak tag names no one proposal, so it counts as none (428).
+ */
+export function revisionOf(header: string | undefined): number | undefined {
+  const match = /^\s*"([1-9][0-9]{0,8})"\s*$/.exec(header ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
 const outcomeLocation = (trackingId: string, requestId: string) =>
   `/api/approvals/${encodeURIComponent(trackingId)}/decisions/${encodeURIComponent(requestId)}`;
 
@@ -109,6 +118,10 @@ export function approvalsRouter(options: ApiOptions): Router {
     if (!approval) throw unknownApproval(trackingId);
     const events = await getRunEvents(client, parsed.runId, 0);
     const decisions = events.filter((e) => e.trackingId === trackingId && e.type !== 'approval.requested');
+    // The revision is the entity tag a decision names in If-Match. It does not change when someone
+    // signs, so it must not serve a conditional GET: never stored, never answered with a 304.
+    res.set({ ETag: `"${approval.revision}"`, 'Cache-Control': 'no-store' });
+    delete req.headers['if-none-match'];
     res.json({ ...approval, decisions } satisfies ApprovalDetail);
   });
 
@@ -126,7 +139,15 @@ export function approvalsRouter(options: ApiOptions): Router {
     );
     const outcome = await decide(
       { client, agents: options.agents, waitMs: options.decisionWaitMs ?? 5_000 },
-      { trackingId, decision, approver, channel, requestId, idempotent: key !== undefined },
+      {
+        trackingId,
+        decision,
+        approver,
+        channel,
+        requestId,
+        idempotent: key !== undefined,
+        revision: revisionOf(req.get('if-match')),
+      },
     );
     answer(res, trackingId, requestId, outcome);
   });

@@ -9,6 +9,7 @@ import { decide, refusal } from '../decide.js';
 import { HttpError } from '../errors.js';
 import { confirmPage, messagePage } from '../link-pages.js';
 import { readApproval } from '../run-reads.js';
+import { getRunEvents } from '../../client/index.js';
 
 const Form = z.object({ message: z.string().max(4_000).optional() });
 
@@ -100,6 +101,25 @@ export function linksRouter(options: ApiOptions): Router {
         ),
       );
     }
+    if (claims.revision !== approval.revision) {
+      // The email showed another proposal: say what changed, and offer nothing that acts on it.
+      const events = await getRunEvents(options.client, parsed!.runId, 0).catch(() => []);
+      const changes = events
+        .filter((e) => e.trackingId === claims.trackingId && e.decision === 'edit' && e.diff)
+        .flatMap((e) => e.diff!)
+        .map((c) => `${c.path}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}`);
+      return show(
+        res,
+        409,
+        messagePage(
+          'This proposal has changed',
+          `It was changed after this email was sent (revision ${claims.revision ?? 1} → ${approval.revision})` +
+            `${changes.length ? `: ${changes.join('; ')}` : ''}. Nothing was changed. ` +
+            'A new email with links for the current proposal goes to everyone still needed; or open it in the inbox.',
+          inbox(claims.trackingId),
+        ),
+      );
+    }
     if (approval.approvals.some((s) => s.approver === approver.id)) {
       return show(
         res,
@@ -137,6 +157,7 @@ export function linksRouter(options: ApiOptions): Router {
           requestId: `link-${randomUUID()}`,
           idempotent: false,
           linkNonce: claims.nonce,
+          revision: claims.revision,
         },
       );
       if (!outcome) {

@@ -1,6 +1,8 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { Router } from 'express';
 import { cancelRun, startRun } from '../../client/index.js';
-import { StartRunRequest } from '../../protocol/index.js';
+import { Channel, StartRunRequest } from '../../protocol/index.js';
+import { accessRule } from '../access.js';
 import { approverOf } from '../auth.js';
 import type { ApiOptions } from '../context.js';
 import { HttpError, parse } from '../errors.js';
@@ -8,10 +10,11 @@ import { AUDIT_EVENTS, RunListQuery, type CancelAccepted, type RunDetail, type R
 import { runEventStream } from '../sse.js';
 import { runStatusClause } from '../run-status.js';
 import { listPage, listQuery } from '../run-lists.js';
-import { describeRun, readState } from '../run-reads.js';
+import { readState } from '../run-reads.js';
 
 export function runsRouter(options: ApiOptions): Router {
   const { client } = options;
+  const access = accessRule(options);
   const router = Router();
 
   router.post('/', async (req, res) => {
@@ -44,11 +47,16 @@ export function runsRouter(options: ApiOptions): Router {
 
   router.get('/', async (req, res) => {
     const query = parse(RunListQuery, req.query, 'query');
-    const filter = listQuery({ CountersignAgent: query.agent });
+    // Only the runs the caller may read: the rule is part of the list query, so pages stay exact.
+    const clauses = [
+      listQuery({ CountersignAgent: query.agent }),
+      access.listClause(approverOf(res)),
+      query.status ? runStatusClause(query.status) : undefined,
+    ];
     const page = await listPage(
       client,
       options.namespace,
-      query.status ? `${filter} AND ${runStatusClause(query.status)}` : filter,
+      clauses.filter((clause) => clause !== undefined).join(' AND '),
       query.limit,
       query.pageToken,
       options.signingSecret,
@@ -58,17 +66,31 @@ export function runsRouter(options: ApiOptions): Router {
   });
 
   router.get('/:runId', async (req, res) => {
+    await access.readable(client, approverOf(res), req.params.runId);
     const state = await readState(client, req.params.runId);
     res.json({ ...state, audit: state.events.filter((e) => AUDIT_EVENTS.has(e.type)) } satisfies RunDetail);
   });
 
+  // Whoever may read a run may cancel it; the run records who did, and through which channel.
   router.post('/:runId/cancel', async (req, res) => {
     const { runId } = req.params;
-    const description = await describeRun(client, runId);
-    if (description.status.name !== 'RUNNING') {
-      throw new HttpError(409, `run ${runId} has already ended`, { code: 'run_closed' });
+    const caller = approverOf(res);
+    // Email links only decide; the inbox and the CLI say which they are.
+    const channel = parse(
+      Channel.exclude(['email']),
+      req.get('x-countersign-channel') ?? 'api',
+      'X-Countersign-Channel header',
+    );
+    const description = await access.readable(client, caller, runId);
+    const closed = () => new HttpError(409, `run ${runId} has already ended`, { code: 'run_closed' });
+    if (description.status.name !== 'RUNNING') throw closed();
+    try {
+      await cancelRun(client, runId, { actor: caller.id, channel });
+    } catch (err) {
+      // It ended between the look and the cancellation.
+      if (err instanceof WorkflowNotFoundError) throw closed();
+      throw err;
     }
-    await cancelRun(client, runId);
     res.status(202).json({ runId, status: 'cancelling' } satisfies CancelAccepted);
   });
 

@@ -23,7 +23,12 @@ interface Run {
   events?: AsyncGenerator<{ type: string; trackingId?: string }>;
 }
 
-async function call<T>(method: string, path: string, body?: unknown, headers = reviewer): Promise<T> {
+async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = reviewer,
+): Promise<T> {
   const res = await fetch(`${api}${path}`, {
     method,
     headers,
@@ -107,7 +112,13 @@ serveDriver<Run>('countersign-rest', {
     return runs;
   },
   async approve(run) {
-    await call('POST', `/api/approvals/${run.trackingId}/decision`, { type: 'approve' });
+    // The first revision: nothing edits a proposal in the bench.
+    await call(
+      'POST',
+      `/api/approvals/${run.trackingId}/decision`,
+      { type: 'approve' },
+      { ...reviewer, 'if-match': '"1"' },
+    );
   },
   async finished(run) {
     const events = run.events ?? runEvents(run.runId);

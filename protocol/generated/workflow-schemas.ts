@@ -168,6 +168,16 @@ export const DECISION_SIGNAL_SCHEMA: JsonSchema = {
       "type": "string",
       "minLength": 1,
       "maxLength": 200
+    },
+    "revision": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 9007199254740991
+    },
+    "fingerprint": {
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 200
     }
   },
   "required": [

@@ -225,8 +225,12 @@ describe('ops simulated host', () => {
       'systemctl restart nginx',
       'cat /etc/hostname; rm -rf /',
       'ls $(rm -rf /)',
+      'cat /etc/hostname\nrm -rf /',
+      'cat /etc/hostname\rrm -rf /',
+      'ls\u2028rm -rf /',
+      'ls \u001b[2K',
     ]) {
-      assert.ok(!readOnly.test(command), command);
+      assert.ok(!readOnly.test(command), JSON.stringify(command));
     }
   });
 

@@ -42,6 +42,7 @@ async function decideDirect(trackingId: string, key: string) {
       channel: 'api',
       requestId: requestIdFor(alice.id, key),
       idempotent: true,
+      revision: 1,
     },
   );
   if (outcome && !outcome.accepted) throw refusal(outcome);
@@ -356,8 +357,10 @@ test('a decision taken while no worker runs answers 202, is kept, and applies on
   await stack.stopWorker();
   let restarted = false;
   try {
+    // Decided on the proposal read before the worker went (a query needs one).
     const sent = await decide(trackingId, { type: 'approve' }, tokens.alice, {
       'idempotency-key': 'offline-1',
+      'if-match': '"1"',
     });
     assert.equal(sent.status, 202);
     const location = sent.headers.get('location');

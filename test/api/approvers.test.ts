@@ -59,4 +59,16 @@ test('an approvers file is validated: shape, duplicate ids, shared tokens', () =
     }),
   );
   assert.throws(() => loadApprovers({ file, dataDir }), /share a token/);
+  // Ids and roles go into Temporal list queries (who may read which runs): plain text only.
+  for (const [id, role] of [
+    ['ann\\', 'admin'],
+    ['ann', 'ops\u001b'],
+    ['ann\n', 'admin'],
+  ]) {
+    writeFileSync(
+      file,
+      JSON.stringify({ approvers: [{ ...approver(id!, 'ann-token-0123456789'), roles: [role] }] }),
+    );
+    assert.throws(() => loadApprovers({ file, dataDir }), /no control characters or backslashes/);
+  }
 });

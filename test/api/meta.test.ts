@@ -116,3 +116,39 @@ test('bodies are size-limited and must be JSON', async () => {
   assert.equal(huge.status, 413);
   assert.equal(huge.body.error.code, 'too_large');
 });
+
+test('a deeply nested body within the size limit is a 400 that says so, never a 500', async () => {
+  const nested = (depth: number, inner = '1') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
+  const post = (route: string, body: string) =>
+    fetch(`${stack.url}${route}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.alice}`, 'content-type': 'application/json' },
+      body,
+    });
+  const bodies: [string, string][] = [
+    // Arguments are any JSON: the decision's validator would follow them all the way down.
+    ['/api/approvals/run-x.1/decision', `{"type":"edit","args":{"a":${nested(100_000)}}}`],
+    [
+      '/api/approvals/run-x.1/decision',
+      `{"type":"respond","result":${'{"a":'.repeat(40_000)}1${'}'.repeat(40_000)}}`,
+    ],
+    ['/api/runs', `{"agent":"bank","input":"x","requester":${nested(100_000)}}`],
+    ['/api/runs/run-x/cancel', nested(100_000)],
+  ];
+  for (const [route, body] of bodies) {
+    assert.ok(body.length < 256 * 1024, 'within the size limit');
+    const answer = await post(route, body);
+    assert.equal(answer.status, 400, `${route}: ${answer.status}`);
+    const error = ((await answer.json()) as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, 'too_deep');
+    assert.equal(error.message, 'request body nests arrays and objects more than 64 levels deep');
+  }
+  // 64 levels are allowed: such a body goes on to be validated like any other.
+  const allowed = await post('/api/approvals/run-x.1/decision', `{"type":"edit","args":{"a":${nested(62)}}}`);
+  assert.notEqual(((await allowed.json()) as { error?: { code: string } }).error?.code, 'too_deep');
+  const deeper = await post('/api/approvals/run-x.1/decision', `{"type":"edit","args":{"a":${nested(63)}}}`);
+  assert.equal(deeper.status, 400);
+  assert.equal(((await deeper.json()) as { error: { code: string } }).error.code, 'too_deep');
+  const me = await stack.http('GET', '/api/me', { token: tokens.alice });
+  assert.equal(me.status, 200, 'and the API goes on answering');
+});

@@ -147,6 +147,22 @@ test('respond answers an ask_human question', async () => {
   await ok(['reject', email.trackingId, '--message', 'No need']);
 });
 
+test('runs cancel: the run ends cancelled by the token holder, through the cli', async () => {
+  const { runId, trackingId } = await startTransfer();
+  assert.equal((await ok(['runs', 'cancel', runId])).trim(), `${runId}: cancelling`);
+  assert.equal((await cs.next(runId, new Set([trackingId]))).status, 'cancelled');
+  const shown = await ok(['runs', 'show', runId]);
+  assert.match(shown, /status: cancelled/);
+  assert.match(shown, /run\.cancelled by admin via cli/);
+  assert.match(
+    shown,
+    new RegExp(`approval\\.settled ${trackingId.replace('.', '\\.')} transfer -> cancelled`),
+  );
+  const again = await cli(['runs', 'cancel', runId]);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /HTTP 409: run .* has already ended/);
+});
+
 test('errors: clear messages and a non-zero exit', async () => {
   const badToken = await cli(['runs', 'list'], env({ COUNTERSIGN_TOKEN: 'not-a-real-token-at-all' }));
   assert.equal(badToken.code, 1);

@@ -268,3 +268,40 @@ test('the runs page filters by status', async () => {
   assert.ok(shown.length > 0);
   assert.deepEqual([...new Set(shown)], ['completed']);
 });
+
+test('a proposal edited elsewhere while open is shown again, with what changed, before any button acts', async () => {
+  await page.goto(`${stack.url}/#/`);
+  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  const runId = await stack.startRun(
+    'treasury',
+    'e2e: changed while open',
+    tokens.victor,
+    calls(call('grant', { supplier: 'acme', amount: 250 })),
+    say('Granted.'),
+  );
+  const [pending] = await stack.waitForPending(runId);
+  const trackingId = pending!.trackingId;
+  await page.locator(`a[href="#/approvals/${encodeURIComponent(trackingId)}"]`).click();
+  await page.getByRole('heading', { name: /grant/ }).waitFor();
+
+  // Bob edits it through the API while Alice has it open at revision 1.
+  const edited = await stack.http('POST', `/api/approvals/${trackingId}/decision`, {
+    token: tokens.bob,
+    body: { type: 'edit', args: { supplier: 'acme', amount: 900 } },
+    headers: { 'if-match': '"1"' },
+  });
+  assert.equal(edited.status, 200, edited.text);
+  const banner = page.locator('section[aria-label="Proposal changed"]');
+  await banner.locator('h2', { hasText: 'revision 1 → 2' }).waitFor();
+  await banner.locator('.diff-box del, del', { hasText: '250' }).first().waitFor();
+  await banner.locator('ins', { hasText: '900' }).first().waitFor();
+
+  // Her approval now names revision 2: it countersigns 900, and the grant runs once.
+  await page.getByRole('button', { name: 'Approve', exact: true }).click();
+  await page.locator('section[aria-label="Outcome"] .chip', { hasText: 'edited' }).waitFor();
+  await stack.result(runId);
+  assert.deepEqual(
+    toolRuns.filter((r) => r.runId === runId).map((r) => r.args.amount),
+    [900],
+  );
+});

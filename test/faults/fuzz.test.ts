@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startFaultStack } from './support/fault-stack.js';
-import { CONTENT_TYPES, QUERIES, SEGMENTS, randomBody } from './support/fuzz-inputs.js';
+import { CONTENT_TYPES, QUERIES, SEGMENTS, nestedBodies, randomBody } from './support/fuzz-inputs.js';
 import { seededRandom } from './support/random.js';
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 400);
@@ -70,6 +70,22 @@ test(`fuzzing every route with ${REQUESTS} hostile requests gets only 4xx answer
     if (res.status >= 500) serverErrors.push(`${label}: ${res.status}`);
     else if (malformed && res.status < 400 && route.path.startsWith('/api') && auth === `Bearer ${token}`) {
       serverErrors.push(`${label}: malformed body accepted with ${res.status}`);
+    }
+  }
+
+  // And every route that takes a JSON body, with each deeply nested body, so none is left to chance.
+  for (const route of routes.filter((r) => METHODS_WITH_BODY.has(r.method) && r.path.startsWith('/api'))) {
+    const path = route.path.replace(/\{[^}]+\}/g, () => random.pick(['run-x', 'run-x.1', 'r1']));
+    for (const body of nestedBodies(random)) {
+      const res = await fetch(`${base}${path}`, {
+        method: route.method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(60_000),
+      });
+      await res.arrayBuffer();
+      if (res.status >= 500 || res.status < 400)
+        serverErrors.push(`${route.method} ${path} nested body ${body.slice(0, 60)}: ${res.status}`);
     }
   }
 

@@ -68,12 +68,18 @@ export class Running {
     return this.countersign.adminToken;
   }
 
-  async api<T>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }> {
+  async api<T>(
+    method: string,
+    route: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: T }> {
     const response = await fetch(this.url + route, {
       method,
       headers: {
         authorization: `Bearer ${this.token}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -122,8 +128,14 @@ export class Running {
     return run.pending[0]!;
   }
 
+  /** Decides as a person who just read the approval: on the revision it shows now. */
   async decide(trackingId: string, decision: Decision): Promise<{ status: number; body: unknown }> {
-    return this.api('POST', `/api/approvals/${trackingId}/decision`, decision);
+    const shown = await fetch(`${this.url}/api/approvals/${trackingId}`, {
+      headers: { authorization: `Bearer ${this.token}` },
+    });
+    return this.api('POST', `/api/approvals/${trackingId}/decision`, decision, {
+      'if-match': shown.headers.get('etag') ?? '',
+    });
   }
 
   /** Decides and asserts the workflow took the decision. */

@@ -77,11 +77,28 @@ export const ops = defineAgent({
   tools: [deploy],
 });
 
+/** Two people must agree, and either may change the amount first. */
+const grant = defineTool({
+  name: 'grant',
+  description: 'Grant a supplier credit.',
+  parameters: z.object({ supplier: z.string(), amount: z.number().positive() }),
+  approval: {
+    decisions: ['approve', 'edit', 'reject'],
+    editableFields: ['amount'],
+    approvers: ['admin', 'treasurer'],
+    requiredApprovals: 2,
+  },
+  async execute(args, context) {
+    toolRuns.push({ runId: context.runId, tool: 'grant', args });
+    return { granted: args.amount };
+  },
+});
+
 export const treasury = defineAgent({
   name: 'treasury',
   description: 'Pays suppliers.',
   instructions: 'You pay suppliers.',
-  tools: [payout],
+  tools: [payout, grant],
 });
 
 const build = defineTool({

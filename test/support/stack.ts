@@ -32,7 +32,11 @@ export interface Stack {
   dataDir: string;
   signingSecret: string;
   approvers: ApproverConfig[];
-  /** JSON over real HTTP; `token` becomes the bearer token. */
+  /**
+   * JSON over real HTTP; `token` becomes the bearer token. A decision is sent as a person who just
+   * read the approval sends it, naming the revision they were shown (If-Match, from its ETag),
+   * unless the test gives its own `if-match` header (an empty one sends none).
+   */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each test asserts the shape it reads
   http<T = any>(
     method: string,
@@ -136,13 +140,23 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     approvers,
     temporalAddress: temporal.address,
     async http(method, route, opts = {}) {
+      const headers: Record<string, string> = {
+        ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+        ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...opts.headers,
+      };
+      const decision = /^\/api\/approvals\/([^/]+)\/decision$/.exec(route);
+      if (method === 'POST' && decision && headers['if-match'] === undefined) {
+        const shown = await fetch(`${url}/api/approvals/${decision[1]}`, {
+          headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
+        });
+        const etag = shown.headers.get('etag');
+        if (etag) headers['if-match'] = etag;
+      }
+      if (headers['if-match'] === '') delete headers['if-match'];
       const response = await fetch(url + route, {
         method,
-        headers: {
-          ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
-          ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
-          ...opts.headers,
-        },
+        headers,
         body:
           opts.body === undefined
             ? undefined

@@ -104,6 +104,7 @@ describe('worker crashes', () => {
         approver: admin,
         channel: 'api',
         requestId: randomUUID(),
+        revision: first.revision,
       },
       { waitMs: 300 },
     );

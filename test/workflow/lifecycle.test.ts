@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { cancelRun } from '../../client/index.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { call, calls, fail, say } from '../support/fake-model.js';
 import { bankAgent, executionsOf, impatientAgent } from './fixtures/agents.js';
@@ -38,6 +39,14 @@ describe('run lifecycle', () => {
       state.approvals.map((a) => a.status),
       ['cancelled', 'cancelled'],
     );
+    // Cancelled through Temporal alone: the run says so, and names nobody.
+    const cancelled = state.events.filter((e) => e.type === 'run.cancelled');
+    assert.equal(cancelled.length, 1);
+    assert.equal(cancelled[0]!.actor, undefined);
+    assert.deepEqual(
+      state.approvals.map((a) => a.outcome?.by),
+      [[], []],
+    );
     assert.equal(executionsOf(runId).length, 0);
     const description = await h.client.workflow.getHandle(runId).describe();
     assert.equal(description.typedSearchAttributes.get(searchAttributeKeys.status), 'cancelled');
@@ -48,6 +57,43 @@ describe('run lifecycle', () => {
     assert.equal(late.code, 'already_settled');
     assert.equal(late.status, 'cancelled');
     await h.saveHistory('cancel', runId);
+  });
+
+  it('cancelRun tells the run who cancels it and through which channel, before cancelling it', async () => {
+    const input = uniqueInput('cancel with a name');
+    h.fake.script(
+      input,
+      calls(
+        call('transfer', { from: 'A', to: 'B', amount: 5000 }, 'y1'),
+        call('wire', { to: 'CH', amount: 1 }, 'y2'),
+      ),
+      say('unreachable'),
+    );
+    const runId = await h.start(bankAgent, input);
+    await h.waitForPending(runId, 2);
+    await cancelRun(h.client, runId, { actor: 'dana', channel: 'inbox' });
+
+    assert.deepEqual(await h.outcome(runId), {
+      status: 'cancelled',
+      reason: 'the run was cancelled by dana (inbox)',
+    });
+    const state = await h.state(runId);
+    assert.deepEqual(
+      state.approvals.map((a) => [a.status, a.outcome?.by, a.outcome?.message]),
+      [
+        ['cancelled', ['dana'], 'the run was cancelled by dana (inbox)'],
+        ['cancelled', ['dana'], 'the run was cancelled by dana (inbox)'],
+      ],
+    );
+    const cancelled = state.events.filter((e) => e.type === 'run.cancelled');
+    assert.deepEqual(
+      cancelled.map((e) => [e.actor, e.channel]),
+      [['dana', 'inbox']],
+    );
+    const finished = state.events.at(-1)!;
+    assert.equal(finished.type, 'run.finished');
+    assert.equal(finished.reason, 'the run was cancelled by dana (inbox)');
+    await h.saveHistory('cancel-signal', runId);
   });
 
   it('retries the model on 429 and 500, through the openai client and then Temporal', async () => {

@@ -46,7 +46,7 @@ function bodyFor(run: PlannedRun) {
  * Idempotency-Key, retrying through every outage until the API acknowledges it (200 or 202).
  */
 export async function decide(reviewer: Rest, run: PlannedRun, delayMs: number): Promise<void> {
-  await reviewer.retry<{ status?: string }>(
+  const shown = await reviewer.retry<{ status?: string }>(
     'GET',
     `/api/approvals/${run.trackingId}`,
     undefined,
@@ -59,7 +59,8 @@ export async function decide(reviewer: Rest, run: PlannedRun, delayMs: number): 
     bodyFor(run),
     (r) => [200, 202, 409].includes(r.status),
     {
-      headers: { 'idempotency-key': `faults-${run.runId}` },
+      // The decision names the revision the reviewer was shown.
+      headers: { 'idempotency-key': `faults-${run.runId}`, 'if-match': shown.headers.get('etag') ?? '' },
     },
   );
   run.acknowledged = reply.status === 200 || reply.status === 202;

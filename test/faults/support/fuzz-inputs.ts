@@ -57,7 +57,27 @@ const ODD_STRINGS = [
   ' ',
 ];
 
-/** Request bodies as raw text: malformed JSON, wrong shapes, prototype pollution, odd unicode. */
+/**
+ * Valid JSON nested far deeper than any body needs (arrays or objects, a random depth past the
+ * limit), within the size limit, alone or where each route takes any JSON: each must be refused at
+ * the edge, before a validator's recursion can overflow.
+ */
+export function nestedBodies(random: Random): string[] {
+  const array = random.next() < 0.5;
+  const depth = random.int(65, array ? 100_000 : 40_000);
+  const deep = array
+    ? `${'['.repeat(depth)}1${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return [
+    deep,
+    `{"type":"edit","args":{"a":${deep}}}`,
+    `{"type":"respond","result":${deep}}`,
+    `{"type":"edit","plan":[{"tool":"apply_change","args":{"ref":${deep}}}]}`,
+    `{"agent":"faults","input":"ref=x amount=1","requester":${deep}}`,
+  ];
+}
+
+/** Request bodies as raw text: malformed JSON, wrong shapes, prototype pollution, odd unicode, deep nesting. */
 export function randomBody(random: Random): { text: string; malformed: boolean } {
   const odd = () => random.pick(ODD_STRINGS);
   const shapes: (() => { text: string; malformed: boolean })[] = [
@@ -66,6 +86,7 @@ export function randomBody(random: Random): { text: string; malformed: boolean }
       malformed: true,
     }),
     () => ({ text: '['.repeat(random.int(1_000, 20_000)), malformed: true }),
+    () => ({ text: random.pick(nestedBodies(random)), malformed: true }),
     () => ({ text: `{"x":"${'y'.repeat(random.int(300_000, 5_000_000))}"}`, malformed: true }),
     () => ({ text: random.pick(['null', '"str"', '1e999999', '[]', 'true', '{}']), malformed: false }),
     () => ({

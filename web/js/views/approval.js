@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { diffView } from '../args-editor.js';
+import { diffArgs, diffView } from '../args-editor.js';
 import { append, clear, h, json, statusChip, when } from '../dom.js';
 import { auditView } from './audit.js';
 import { decisionPanel } from './decision-panel.js';
@@ -69,15 +69,43 @@ function outcome(a) {
 /** One approval: its run's context, the proposal, the decision panel or outcome, the audit trail. */
 export async function approvalView(ctx, trackingId) {
   const root = h('article', { class: 'approval' });
+  let shown = null;
+  let loads = 0;
   async function load() {
+    // A live update and a decision can both reload: only the latest one started may render.
+    const mine = ++loads;
     const { data: a } = await api(`/api/approvals/${encodeURIComponent(trackingId)}`);
     const run = await api(`/api/runs/${encodeURIComponent(a.runId)}`).then(
       (r) => r.data,
       () => null,
     );
+    if (mine !== loads) return;
+    // Changed while open (an edit elsewhere): say so and show what changed above any button.
+    const changed =
+      shown && a.revision !== shown.revision
+        ? h(
+            'section',
+            { class: 'changed', role: 'alert', 'aria-label': 'Proposal changed' },
+            h(
+              'h2',
+              {},
+              `The proposal changed while you were looking (revision ${shown.revision} → ${a.revision})`,
+            ),
+            a.kind === 'plan'
+              ? h('pre', {}, json(a.plan))
+              : diffView(
+                  diffArgs(
+                    shown.kind === 'result' ? shown.result : shown.args,
+                    a.kind === 'result' ? a.result : a.args,
+                  ),
+                ),
+          )
+        : null;
+    shown = a;
     const words = run ? modelWords(run.transcript, a.toolCallId) : '';
     append(clear(root), [
       h('h1', {}, a.kind === 'question' ? 'Question from ' : '', a.tool, ' ', statusChip(a.status)),
+      changed,
       h('p', { class: 'lede' }, a.description),
       facts(a),
       run

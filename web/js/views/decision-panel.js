@@ -45,7 +45,12 @@ export function decisionPanel(ctx, a, reload) {
         {
           method: 'POST',
           body: decision,
-          headers: { 'x-countersign-channel': 'inbox', 'idempotency-key': crypto.randomUUID() },
+          headers: {
+            'x-countersign-channel': 'inbox',
+            'idempotency-key': crypto.randomUUID(),
+            // The revision this page shows: a proposal changed since is refused (412), never signed.
+            'if-match': `"${a.revision}"`,
+          },
         },
       );
       if (code === 202) {
@@ -55,6 +60,14 @@ export function decisionPanel(ctx, a, reload) {
       ctx.toast(DONE[decision.type]);
       await reload();
     } catch (err) {
+      if (err instanceof ApiError && err.status === 412) {
+        // Someone changed the proposal while this page was open: show the new one before any button acts.
+        ctx.toast(
+          'The proposal changed while you were looking: here is the current one. Nothing was decided.',
+        );
+        await reload();
+        return;
+      }
       if (err instanceof ApiError && err.fields.length > 0 && showFieldErrors) showFieldErrors(err.fields);
       status.textContent = err.message;
       for (const b of buttons) b.disabled = false;
