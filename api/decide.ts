@@ -147,12 +147,6 @@ export async function decide(
       extra: { status: approval.status },
     });
   }
-  if (request.revision === undefined) {
-    throw new HttpError(428, 'a decision must name the revision it was made on (If-Match: "<revision>")', {
-      code: 'revision_required',
-      extra: { current: approval },
-    });
-  }
   // A stale revision is refused by the workflow, which records the refusal in the audit trail.
   if (!request.approver.roles.some((role) => approval.approvers.includes(role))) {
     throw new HttpError(
@@ -171,6 +165,12 @@ export async function decide(
         code: 'decision_not_allowed',
       },
     );
+  }
+  if (request.revision === undefined) {
+    throw new HttpError(428, 'a decision must name the revision it was made on (If-Match: "<revision>")', {
+      code: 'revision_required',
+      extra: { current: approval },
+    });
   }
   const fields = checkDecision(deps.agents, approval, request.decision);
   if (fields.length > 0) throw new HttpError(400, 'invalid arguments', { code: 'invalid_arguments', fields });

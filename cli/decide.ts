@@ -39,7 +39,8 @@ export function describeOutcome(trackingId: string, result: DecisionOutcome | An
   if ('accepted' in result) {
     const quorum =
       result.requiredApprovals > 1 ? ` (${result.approvals}/${result.requiredApprovals} approvals)` : '';
-    return `${trackingId}: ${result.status}${quorum}`;
+    const revision = result.revision !== undefined ? ` on revision ${result.revision}` : '';
+    return `${trackingId}: ${result.status}${quorum}${revision}`;
   }
   return `${trackingId}: decision submitted; the run has not taken it yet (poll ${result.location ?? 'the approval'}).`;
 }

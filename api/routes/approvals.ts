@@ -7,6 +7,7 @@ import {
   type ApprovalView,
   type DecisionOutcome,
 } from '../../protocol/index.js';
+import { accessRule } from '../access.js';
 import { approverOf } from '../auth.js';
 import type { ApiOptions } from '../context.js';
 import { decide, readOutcome, refusal, unknownApproval } from '../decide.js';
@@ -65,6 +66,19 @@ function answer(res: Response, trackingId: string, requestId: string, outcome: D
 export function approvalsRouter(options: ApiOptions): Router {
   const { client } = options;
   const router = Router();
+  const access = accessRule(options);
+  /** A list query narrowed to the runs the caller may read (all of them for an admin). */
+  const readableBy = (query: string, res: Response) => {
+    const clause = access.listClause(approverOf(res));
+    return clause ? `${query} AND ${clause}` : query;
+  };
+  /** An approval of a run the caller may not read is a 404, as one that does not exist. */
+  const mayRead = async (res: Response, runId: string, trackingId: string) => {
+    await access.readable(client, approverOf(res), runId).catch((err: unknown) => {
+      if (err instanceof HttpError && err.status === 404) throw unknownApproval(trackingId);
+      throw err;
+    });
+  };
 
   router.get('/', async (req, res) => {
     const query = parse(ApprovalListQuery, req.query, 'query');
@@ -82,7 +96,7 @@ export function approvalsRouter(options: ApiOptions): Router {
       page = await listPage(
         client,
         options.namespace,
-        `${filter} AND CountersignPending > 0`,
+        readableBy(`${filter} AND CountersignPending > 0`, res),
         query.limit ?? 1000,
         query.pageToken,
         options.signingSecret,
@@ -94,7 +108,7 @@ export function approvalsRouter(options: ApiOptions): Router {
       page = await listPage(
         client,
         options.namespace,
-        filter,
+        readableBy(filter, res),
         query.limit ?? 50,
         query.pageToken,
         options.signingSecret,
@@ -114,6 +128,7 @@ export function approvalsRouter(options: ApiOptions): Router {
     const { trackingId } = req.params;
     const parsed = parseTrackingId(trackingId);
     if (!parsed) throw unknownApproval(trackingId);
+    await mayRead(res, parsed.runId, trackingId);
     const approval = await readApproval(client, parsed.runId, trackingId);
     if (!approval) throw unknownApproval(trackingId);
     const events = await getRunEvents(client, parsed.runId, 0);
@@ -154,6 +169,9 @@ export function approvalsRouter(options: ApiOptions): Router {
 
   router.get('/:trackingId/decisions/:requestId', async (req, res) => {
     const { trackingId, requestId } = req.params;
+    const parsed = parseTrackingId(trackingId);
+    if (!parsed) throw unknownApproval(trackingId);
+    await mayRead(res, parsed.runId, trackingId);
     answer(res, trackingId, requestId, await readOutcome(client, trackingId, requestId));
   });
 

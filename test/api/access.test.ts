@@ -108,6 +108,25 @@ test('a requester reads their own run; an approver with no role on it sees no su
   assert.equal(await sees(t.victor, runId, 'ops'), false);
   assert.equal(await sees(t.otto, runId, 'ops'), false);
 
+  // Nor its approvals: not by tracking id, not in the pending list.
+  const [pending] = await stack.waitForPending(runId);
+  const approval = await stack.http('GET', `/api/approvals/${pending!.trackingId}`, { token: t.victor });
+  assert.equal(approval.status, 404, approval.text);
+  assert.equal(approval.body.error.code, 'unknown_approval');
+  const inbox = async (who: string) =>
+    (await stack.http('GET', '/api/approvals?agent=ops', { token: who })).body.approvals.map(
+      (a: { trackingId: string }) => a.trackingId,
+    );
+  for (let tries = 0; !(await inbox(t.alice)).includes(pending!.trackingId); tries++) {
+    assert.ok(tries < 600, 'the approval never showed in the inbox');
+    await sleep(50);
+  }
+  assert.ok(
+    !(await inbox(t.victor)).includes(pending!.trackingId),
+    'not in the inbox of one who may not read it',
+  );
+  assert.ok(!(await inbox(t.otto)).includes(pending!.trackingId));
+
   const cancel = await stack.http('POST', `/api/runs/${runId}/cancel`, { token: t.victor });
   assert.equal(cancel.status, 404);
   assert.equal((await stack.state(runId)).status, 'waiting', 'nothing was cancelled');

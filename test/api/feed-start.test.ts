@@ -43,6 +43,8 @@ test('a workflow task in flight when the inbox feed starts: its events still rea
   const decided = stack.http('POST', `/api/approvals/${pending!.trackingId}/decision`, {
     token: tokens.alice,
     body: { type: 'approve' },
+    // The revision it was shown, given here: reading it now would wait on the held worker.
+    headers: { 'if-match': `"${pending!.revision}"` },
   });
   while ((await handle.describe()).raw.pendingWorkflowTask?.state !== STARTED) await sleep(20);
 

@@ -67,7 +67,7 @@ test('runs start, approvals list, edit (invalid, then valid), runs show', async 
 
   assert.equal(
     (await ok(['edit', trackingId, '--args', '{"amount":2000}', '--message', 'Limit for today'])).trim(),
-    `${trackingId}: edited`,
+    `${trackingId}: edited on revision 2`,
   );
   const run = await cs.finished(runId);
   assert.match(run.output!, /changed the amount from \$2,500\.00 to \$2,000\.00/);
@@ -114,15 +114,27 @@ test('runs list pages with --limit and --page-token', async () => {
 
 test('approve, reject with a message, and a second decision refused', async () => {
   const approved = await startTransfer();
-  assert.equal((await ok(['approve', approved.trackingId])).trim(), `${approved.trackingId}: approved`);
+  assert.equal(
+    (await ok(['approve', approved.trackingId])).trim(),
+    `${approved.trackingId}: approved on revision 1`,
+  );
   await cs.finished(approved.runId);
 
   const rejected = await startTransfer();
   assert.equal(
     (await ok(['reject', rejected.trackingId, '--message', 'Not today'])).trim(),
-    `${rejected.trackingId}: rejected`,
+    `${rejected.trackingId}: rejected on revision 1`,
   );
   assert.match((await cs.finished(rejected.runId)).output!, /Not today/);
+
+  // A decision on a revision that is no longer current changes nothing.
+  const edited = await startTransfer();
+  // Into the large-transfer tier: the edit is one of two approvals it now needs.
+  await ok(['edit', edited.trackingId, '--args', '{"amount": 150000}']);
+  const stale = await cli(['--revision', '1', 'approve', edited.trackingId]);
+  assert.equal(stale.code, 1);
+  assert.match(stale.stderr, /HTTP 412: the proposal changed since you saw it/);
+  await ok(['runs', 'cancel', edited.runId]);
 
   const again = await cli(['approve', rejected.trackingId]);
   assert.equal(again.code, 1);
@@ -140,7 +152,7 @@ test('respond answers an ask_human question', async () => {
   const question = await cs.pendingOne(runId);
   assert.equal(
     (await ok(['respond', question.trackingId, '--result', '"pat@example.com"'])).trim(),
-    `${question.trackingId}: responded`,
+    `${question.trackingId}: responded on revision 1`,
   );
   const email = await cs.pendingOne(runId, new Set([question.trackingId]));
   assert.equal(email.args.to, 'pat@example.com');

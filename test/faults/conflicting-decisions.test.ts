@@ -33,12 +33,14 @@ test(`${CONTENDERS} concurrent conflicting decisions on one approval: exactly on
           : choice === 'reject'
             ? { type: 'reject', message: `contender ${i}` }
             : { type: 'approve' };
-      // Every contender was shown the first revision.
-      return fs.reviewers[i % fs.reviewers.length]!.send<{ outcome?: { status: string } }>(
+      // Every contender was shown the first revision. Fifty at once can find Temporal busy (503):
+      // a careful client retries under its Idempotency-Key, which can never decide twice.
+      return fs.reviewers[i % fs.reviewers.length]!.retry<{ outcome?: { status: string } }>(
         'POST',
         `/api/approvals/${run!.trackingId}/decision`,
         body,
-        { 'if-match': '"1"' },
+        (reply) => reply.status !== 503,
+        { headers: { 'if-match': '"1"', 'idempotency-key': `contender-${i}` } },
       );
     }),
   );
