@@ -1,9 +1,9 @@
 /**
- * Where decision->done goes (prints figures, asserts nothing). The Temporal dev server and the worker run
- * as in the bench's countersign-signal system; for each of `--runs` paused runs, one approval is
- * signalled and the run's history, read after it finished, tells how long each step took: the time
- * from each event to the next, from the signal to the close. The p50 of every step is printed, in
- * the order the steps happen.
+ * Where decision->done goes (prints figures, asserts nothing). The Temporal dev server and the
+ * worker run as in the bench's countersign-signal system; for each of `--runs` paused runs, one
+ * approval is signalled and the run's history, read after it finished, tells how long each step
+ * took: the time from each event to the next, from the signal to the close. The p50 of every step
+ * is printed, in the order the steps happen.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,6 +74,8 @@ try {
         approver: { id: 'timeline', roles: ['admin'] },
         channel: 'api',
         requestId: randomUUID(),
+        // The first revision: nothing edits a proposal in the bench.
+        revision: 1,
       },
       { waitMs: 0 },
     );

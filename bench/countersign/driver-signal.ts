@@ -41,9 +41,12 @@ serveDriver<Run>('countersign-signal', {
     return run;
   },
   async startManyPaused(inputs, inFlight) {
+    // Lists lag behind writes on the Temporal server: a run of an earlier batch can still show as
+    // pending for a moment after it finished. Only runs started from now on are counted.
+    const since = new Date().toISOString();
     const runs = await pool(inputs, inFlight, start);
     // The inbox's own filter, counted instead of listed.
-    const query = `${SEARCH_ATTRIBUTES.agent.name} = '${agent!.name}' AND ${SEARCH_ATTRIBUTES.pending.name} > 0`;
+    const query = `${SEARCH_ATTRIBUTES.agent.name} = '${agent!.name}' AND ${SEARCH_ATTRIBUTES.pending.name} > 0 AND StartTime >= '${since}'`;
     while ((await client.workflow.count(query)).count < runs.length) await sleep(100);
     return runs;
   },
@@ -57,6 +60,8 @@ serveDriver<Run>('countersign-signal', {
         approver: { id: 'bench', roles: ['admin'] },
         channel: 'api',
         requestId: randomUUID(),
+        // The first revision: nothing edits a proposal in the bench.
+        revision: 1,
       },
       { waitMs: 0 },
     );
