@@ -25,7 +25,12 @@ export function bankTransferAgent(dataDir: string) {
     parameters: z.object({
       from: AccountNumber,
       to: AccountNumber,
-      amount: z.number().positive().max(1_000_000).describe('Amount in US dollars'),
+      amount: z
+        .number()
+        .positive()
+        .multipleOf(0.01, 'whole cents: at most two decimal places')
+        .max(1_000_000)
+        .describe('Amount in US dollars'),
     }),
     approval: {
       when: {

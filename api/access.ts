@@ -113,7 +113,9 @@ export class AccessRule {
     const agents = this.agentsFor(caller);
     if (agents.length > 0)
       clauses.push(`${SEARCH_ATTRIBUTES.agent.name} IN (${agents.map(literal).join(', ')})`);
-    clauses.push(`${SEARCH_ATTRIBUTES.pendingRoles.name} IN (${caller.roles.map(literal).join(', ')})`);
+    // `IN ()` is no query: a caller holding no role reads only what they asked for.
+    if (caller.roles.length > 0)
+      clauses.push(`${SEARCH_ATTRIBUTES.pendingRoles.name} IN (${caller.roles.map(literal).join(', ')})`);
     return `(${clauses.join(' OR ')})`;
   }
 

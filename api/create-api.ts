@@ -6,6 +6,7 @@ import type { ApiOptions } from './context.js';
 import { errorHandler, notFound } from './errors.js';
 import { RunEventFeed } from './event-feed.js';
 import { limitJsonDepth } from './json-depth.js';
+import { requireJsonBody } from './require-json.js';
 import { openApiDocument } from './openapi.js';
 import { agentsRouter } from './routes/agents.js';
 import { approvalsRouter } from './routes/approvals.js';
@@ -37,6 +38,7 @@ export function createApi(options: ApiOptions): express.Application {
 
   const api = express.Router();
   api.use(express.json({ limit: '256kb', strict: true }));
+  api.use(requireJsonBody);
   api.use(limitJsonDepth);
   api.use(requireApprover(options.approvers));
   api.use('/runs', runsRouter(options));

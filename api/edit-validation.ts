@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import type { AgentDefinition, ToolDefinition } from '../define/index.js';
-import type { ApprovalView, Decision, FieldError, JsonValue } from '../protocol/index.js';
+import {
+  toPointer,
+  type ApprovalView,
+  type Decision,
+  type FieldError,
+  type JsonValue,
+} from '../protocol/index.js';
 import { fieldErrors } from './errors.js';
 
 function toolOf(agents: AgentDefinition[], agent: string, tool: string): ToolDefinition | undefined {
@@ -22,19 +28,19 @@ export function checkDecision(
   if (!agents.some((a) => a.name === approval.agent)) return [];
   if (decision.type === 'edit') {
     if (approval.kind === 'plan') {
-      if (!decision.plan) return [{ path: 'plan', message: 'an edit of a plan sends the reworked plan' }];
+      if (!decision.plan) return [{ path: '/plan', message: 'an edit of a plan sends the reworked plan' }];
       return decision.plan.flatMap((step, i) => {
         const tool = toolOf(agents, approval.agent, step.tool);
         if (!tool)
           return [
-            { path: `plan.${i}.tool`, message: `${step.tool} is not a tool of agent ${approval.agent}` },
+            { path: `/plan/${i}/tool`, message: `${step.tool} is not a tool of agent ${approval.agent}` },
           ];
         const result = tool.parameters.safeParse(step.args);
         return result.success ? [] : fieldErrors(result.error, ['plan', i, 'args']);
       });
     }
     if (approval.kind !== 'call') return [];
-    if (!decision.args) return [{ path: 'args', message: 'an edit sends the new arguments' }];
+    if (!decision.args) return [{ path: '/args', message: 'an edit sends the new arguments' }];
     const tool = toolOf(agents, approval.agent, approval.tool);
     if (!tool) return [];
     const errors: FieldError[] = [];
@@ -42,7 +48,7 @@ export function checkDecision(
       const keys = new Set([...Object.keys(approval.args), ...Object.keys(decision.args)]);
       for (const key of keys) {
         if (!approval.editableFields.includes(key) && !same(approval.args[key], decision.args[key])) {
-          errors.push({ path: `args.${key}`, message: `${key} may not be edited` });
+          errors.push({ path: toPointer(['args', key]), message: `${key} may not be edited` });
         }
       }
     }

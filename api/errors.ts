@@ -1,12 +1,13 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
-import type { FieldError } from '../protocol/index.js';
+import { toPointer, type FieldError } from '../protocol/index.js';
 
 /** The one error shape of the API: `{ error: { message, code?, fields? } }`. */
 export const ErrorBody = z.strictObject({
   error: z.strictObject({
     message: z.string(),
     code: z.string().optional(),
+    /** Each problem at a JSON Pointer into what was sent (`/args/amount`). */
     fields: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
   }),
 });
@@ -22,13 +23,9 @@ export class HttpError extends Error {
   }
 }
 
-export function fieldPath(path: readonly PropertyKey[]): string {
-  return path.map(String).join('.');
-}
-
 export function fieldErrors(error: z.ZodError, prefix: readonly PropertyKey[] = []): FieldError[] {
   return error.issues.map((issue) => ({
-    path: fieldPath([...prefix, ...issue.path]),
+    path: toPointer([...prefix, ...issue.path]),
     message: issue.message,
   }));
 }
@@ -36,6 +33,10 @@ export function fieldErrors(error: z.ZodError, prefix: readonly PropertyKey[] = 
 /** Validation at the edge: a bad body, query or parameter is a 400 with field-level errors. */
 export function parse<T extends z.ZodType>(schema: T, value: unknown, what = 'request body'): z.output<T> {
   const result = schema.safeParse(value);
+  if (!result.success && value === undefined && what === 'request body')
+    throw new HttpError(400, 'this request needs a JSON body, sent with Content-Type: application/json', {
+      code: 'invalid_request',
+    });
   if (!result.success)
     throw new HttpError(400, `invalid ${what}`, {
       code: 'invalid_request',

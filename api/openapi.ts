@@ -113,6 +113,7 @@ const lastEventId = {
 };
 /** Runs the caller may not read answer as runs that do not exist (see the README's Security). */
 const unreadable = error('No such run, or none the caller may read.');
+const notJson = error('The body was not sent as JSON (`Content-Type: application/json`).');
 const channelHeader = (description: string) => ({
   name: 'X-Countersign-Channel',
   in: 'header',
@@ -148,6 +149,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           },
           responses: {
             '201': json('RunCreated', 'Started.'),
+            '415': notJson,
             '400': error(
               `Invalid body (code \`too_deep\` when it nests more than ${MAX_JSON_DEPTH} levels), or unknown agent.`,
             ),
@@ -267,8 +269,9 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
             '202': json('DecisionSubmitted', 'Sent; poll the location for the outcome.'),
             '400': error('Invalid body, decision not allowed, or invalid arguments (field errors).'),
             '403': error('The approver may not decide this approval.'),
-            '404': error('No such approval.'),
+            '404': error('No such approval, or none of a run the caller may read.'),
             '409': error('Already settled, or already approved by this approver.'),
+            '415': notJson,
             '412': error(
               'The proposal changed since the approver was shown it; `error.current` is the approval as it is now. Nothing was changed.',
             ),

@@ -1,5 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Decision, DecisionOutcome } from '../protocol/index.js';
+import type {
+  AgentSpec,
+  ApprovalView,
+  Decision,
+  DecisionOutcome,
+  JsonObject,
+  JsonSchema,
+  JsonValue,
+  PlanStep,
+} from '../protocol/index.js';
 import { CliError, type Api } from './http.js';
 
 type Answer = { outcome?: DecisionOutcome; status?: 'submitted'; location?: string };
@@ -51,4 +60,101 @@ export function parseJsonOption(name: string, text: string): unknown {
   } catch (error) {
     throw new CliError(`--${name} is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The edit a person means by `changes`, as `countersign edit` and `watch` both take it: an object
+ * names only the fields that change, and every field it leaves out keeps its current value (so it
+ * is never an edit); a plan takes a JSON array of `{"tool", "args"}` steps, or, when it has one
+ * step, an object of that step's changed arguments. `source` names the input in errors.
+ */
+export function editDecision(
+  approval: ApprovalView,
+  changes: unknown,
+  message: string | undefined,
+  source = '--args',
+): Decision {
+  const note = message ? { message } : {};
+  if (approval.kind === 'plan') {
+    const plan = approval.plan ?? [];
+    const single = isObject(changes) && plan.length === 1;
+    if (!Array.isArray(changes) && !single)
+      throw new CliError(`${source} for a plan must be a JSON array of {"tool", "args"} steps`);
+    const edited = single
+      ? [{ ...plan[0]!, args: { ...plan[0]!.args, ...(changes as JsonObject) } }]
+      : (changes as PlanStep[]);
+    return { type: 'edit', plan: edited, ...note };
+  }
+  if (!isObject(changes)) throw new CliError(`${source} must be a JSON object`);
+  // A result under review is edited as the output it is; a call, as its arguments.
+  const current = approval.kind === 'result' ? approval.result : approval.args;
+  const args = isObject(current) ? { ...current, ...changes } : changes;
+  return { type: 'edit', args, ...note };
+}
+
+/** The top-level fields an edit changes, as `field: before -> after`: what will be sent as changed. */
+export function editChanges(approval: ApprovalView, decision: Decision): string[] {
+  if (decision.type !== 'edit' || !decision.args) return [];
+  const current = approval.kind === 'result' ? approval.result : approval.args;
+  const before: JsonObject = isObject(current) ? current : {};
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(decision.args)])];
+  const show = (value: JsonValue | undefined) => (value === undefined ? '(none)' : JSON.stringify(value));
+  return keys
+    .filter((key) => JSON.stringify(before[key]) !== JSON.stringify(decision.args![key]))
+    .map((key) => `${key}: ${show(before[key])} -> ${show(decision.args![key])}`);
+}
+
+/**
+ * The JSON Schema a `respond` answer must meet: a question's own (the approval's `schema`), or
+ * for a call or a result the tool's result schema, which the agent's spec carries (none: any JSON).
+ */
+export async function answerSchema(api: Api, approval: ApprovalView): Promise<JsonSchema> {
+  if (approval.kind === 'question') return approval.schema;
+  const { agents } = await api.get<{ agents: AgentSpec[] }>('/api/agents');
+  const tool = agents.find((a) => a.name === approval.agent)?.tools.find((t) => t.name === approval.tool);
+  return tool?.resultSchema ?? {};
+}
+
+const types = (schema: JsonSchema): string[] | undefined =>
+  typeof schema.type === 'string'
+    ? [schema.type]
+    : Array.isArray(schema.type)
+      ? (schema.type as string[])
+      : undefined;
+
+/** A schema whose every value is a string: a `type: "string"`, or an enum of strings. */
+function onlyStrings(schema: JsonSchema): boolean {
+  const type = types(schema);
+  if (type) return type.length > 0 && type.every((t) => t === 'string');
+  return Array.isArray(schema.enum) && schema.enum.every((v) => typeof v === 'string');
+}
+
+/** A schema that lets a string through: no type, or one that includes string. */
+function allowsStrings(schema: JsonSchema): boolean {
+  const type = types(schema);
+  return type === undefined ? !Array.isArray(schema.enum) || onlyStrings(schema) : type.includes('string');
+}
+
+/**
+ * A typed answer as the value to send. When the answer must be a string the text is taken as it
+ * is (`jane@example.com`; a JSON-quoted `"jane@example.com"` still means the string inside). Any
+ * other schema reads JSON, and text that is not JSON is a string answer where a string is allowed.
+ */
+export function answerValue(text: string, schema: JsonSchema, source = '--result'): JsonValue {
+  let parsed: JsonValue | undefined;
+  let problem = '';
+  try {
+    parsed = JSON.parse(text) as JsonValue;
+  } catch (error) {
+    problem = (error as Error).message;
+  }
+  if (onlyStrings(schema)) return typeof parsed === 'string' ? parsed : text;
+  if (parsed !== undefined) return parsed;
+  if (allowsStrings(schema)) return text;
+  throw new CliError(
+    `${source} is not valid JSON: ${problem} (the answer must be ${types(schema)?.join(' or ') ?? 'JSON'})`,
+  );
 }

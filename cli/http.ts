@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { INSTANCE_FILE, readInstanceFile } from '../main/instance-file.js';
 
 /** An error the CLI reports as one clear line (plus field errors) and a non-zero exit. */
 export class CliError extends Error {
@@ -14,6 +15,27 @@ export class CliError extends Error {
 export interface Connection {
   url: string;
   token?: string;
+  /** Where the URL came from, when not from --url or COUNTERSIGN_URL. */
+  urlFrom?: string;
+}
+
+export const DEFAULT_URL = 'http://127.0.0.1:3000';
+
+const dataDir = (env: NodeJS.ProcessEnv) => path.resolve(env.COUNTERSIGN_DATA_DIR ?? '.countersign');
+
+/**
+ * The API's URL from a flag or COUNTERSIGN_URL, or else the one the instance `npm start` runs
+ * over the local data dir wrote down (whatever its PORT), or else the default port. `from` names
+ * where it came from, for an error that cannot reach it.
+ */
+export function resolveUrl(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): { url: string; from?: string } {
+  if (flag) return { url: flag };
+  const instance = readInstanceFile(dataDir(env));
+  if (instance) return { url: instance.url, from: path.join(dataDir(env), INSTANCE_FILE) };
+  return { url: DEFAULT_URL };
 }
 
 /**
@@ -26,7 +48,7 @@ export function resolveToken(
 ): string | undefined {
   if (flag) return flag;
   if (env.COUNTERSIGN_TOKEN) return env.COUNTERSIGN_TOKEN;
-  const file = path.resolve(env.COUNTERSIGN_DATA_DIR ?? '.countersign', 'admin-token');
+  const file = path.join(dataDir(env), 'admin-token');
   return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
 }
 
@@ -57,8 +79,9 @@ export class Api {
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const from = this.connection.urlFrom ? `, as ${this.connection.urlFrom} says` : '';
       throw new CliError(
-        `cannot reach Countersign at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (error as Error).message}). Is it running? Set --url or COUNTERSIGN_URL.`,
+        `cannot reach Countersign at ${this.baseUrl}${from} (${cause?.code ?? cause?.message ?? (error as Error).message}). Is it running? Set --url or COUNTERSIGN_URL.`,
       );
     }
   }

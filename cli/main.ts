@@ -1,13 +1,20 @@
 import { Command, Option } from 'commander';
 import type { ApprovalView, Decision, RunSummary } from '../protocol/index.js';
-import { describeOutcome, parseJsonOption, submitDecision } from './decide.js';
+import {
+  answerSchema,
+  answerValue,
+  describeOutcome,
+  editDecision,
+  parseJsonOption,
+  submitDecision,
+} from './decide.js';
 import { approvalsTable, runDetail, runsTable, terminalText, type RunDetail } from './format.js';
 import { queryString, readApprovals } from './approval-list.js';
-import { Api, CliError, resolveToken } from './http.js';
+import { Api, CliError, DEFAULT_URL, resolveToken, resolveUrl } from './http.js';
 import { watch } from './watch.js';
 
 interface GlobalOptions {
-  url: string;
+  url?: string;
   token?: string;
   json?: boolean;
 }
@@ -23,9 +30,10 @@ export function buildProgram(): Command {
   const program = new Command('countersign')
     .description('Start agent runs and decide their approvals through the Countersign REST API.')
     .addOption(
-      new Option('--url <url>', 'Countersign API base URL')
-        .env('COUNTERSIGN_URL')
-        .default('http://127.0.0.1:3000'),
+      new Option(
+        '--url <url>',
+        `Countersign API base URL (default: the instance npm start runs over <COUNTERSIGN_DATA_DIR>, from its instance.json; else ${DEFAULT_URL})`,
+      ).env('COUNTERSIGN_URL'),
     )
     .addOption(
       new Option(
@@ -42,8 +50,9 @@ export function buildProgram(): Command {
 
   const api = (command: Command) => {
     const options = command.optsWithGlobals<GlobalOptions>();
+    const { url, from } = resolveUrl(options.url);
     return {
-      api: new Api({ url: options.url, token: resolveToken(options.token) }),
+      api: new Api({ url, token: resolveToken(options.token), urlFrom: from }),
       json: options.json === true,
     };
   };
@@ -168,9 +177,12 @@ export function buildProgram(): Command {
     .command('reject')
     .description('refuse a pending call; the agent is told why and will not retry it')
     .argument('<trackingId>')
-    .requiredOption('--message <text>', 'why, in words the agent and the audit trail will read')
-    .action((trackingId: string, options: { message: string }, command: Command) =>
-      decide(command, trackingId, { type: 'reject', message: options.message }),
+    .option('--message <text>', 'why, in words the agent and the audit trail will read')
+    .action((trackingId: string, options: { message?: string }, command: Command) =>
+      decide(command, trackingId, {
+        type: 'reject',
+        ...(options.message ? { message: options.message } : {}),
+      }),
     );
   program
     .command('edit')
@@ -183,38 +195,31 @@ export function buildProgram(): Command {
     .option('--message <text>', 'a note for the audit trail')
     .action(async (trackingId: string, options: { args: string; message?: string }, command: Command) => {
       const changes = parseJsonOption('args', options.args);
-      const message = options.message ? { message: options.message } : {};
       const { api: client } = api(command);
       const approval = await client.get<ApprovalView>(`/api/approvals/${encodeURIComponent(trackingId)}`);
-      if (approval.kind === 'plan') {
-        const plan = approval.plan ?? [];
-        // A plan of one call reads like a call: an object edits that call's arguments.
-        const single =
-          !Array.isArray(changes) && typeof changes === 'object' && changes !== null && plan.length === 1;
-        if (!Array.isArray(changes) && !single)
-          throw new CliError('--args for a plan must be a JSON array of {"tool", "args"} steps');
-        const edited = single
-          ? [{ ...plan[0]!, args: { ...plan[0]!.args, ...(changes as Record<string, never>) } }]
-          : changes;
-        return decide(command, trackingId, { type: 'edit', plan: edited as never, ...message }, approval);
-      }
-      if (typeof changes !== 'object' || changes === null || Array.isArray(changes))
-        throw new CliError('--args must be a JSON object');
       // Fields not mentioned keep their proposed values, so `--args '{"amount":2000}'` is enough.
-      const args = { ...approval.args, ...(changes as Record<string, never>) };
-      await decide(command, trackingId, { type: 'edit', args, ...message }, approval);
+      await decide(command, trackingId, editDecision(approval, changes, options.message), approval);
     });
   program
     .command('respond')
     .description("answer in the tool's place (or answer an ask_human question)")
     .argument('<trackingId>')
-    .requiredOption('--result <json>', 'the result as JSON, e.g. \'"sam@example.com"\'')
-    .action((trackingId: string, options: { result: string }, command: Command) =>
-      decide(command, trackingId, {
-        type: 'respond',
-        result: parseJsonOption('result', options.result) as never,
-      }),
-    );
+    .requiredOption(
+      '--result <answer>',
+      'the answer: plain text where the answer is a string (sam@example.com), else JSON (\'{"ok": true}\')',
+    )
+    .option('--message <text>', 'a note for the audit trail')
+    .action(async (trackingId: string, options: { result: string; message?: string }, command: Command) => {
+      const { api: client } = api(command);
+      const approval = await client.get<ApprovalView>(`/api/approvals/${encodeURIComponent(trackingId)}`);
+      const result = answerValue(options.result, await answerSchema(client, approval));
+      await decide(
+        command,
+        trackingId,
+        { type: 'respond', result, ...(options.message ? { message: options.message } : {}) },
+        approval,
+      );
+    });
 
   program
     .command('watch')

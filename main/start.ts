@@ -17,6 +17,7 @@ import { createNotifier } from '../notify/notifier.js';
 import { loadSigningSecret } from '../notify/signing-secret.js';
 import { bundleWorkflows, createWorker, type ModelSettings } from '../worker/index.js';
 import { banner } from './banner.js';
+import { removeInstanceFile, writeInstanceFile } from './instance-file.js';
 import { connectTemporal } from './temporal.js';
 import { freePort, portTaken } from './temporal-dev-server.js';
 
@@ -196,6 +197,9 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
     await listen(server, port, config.host);
     // On the way down, stop taking requests before the connections they use go away.
     stack.add(closeServer);
+    // `npx countersign` on this machine finds the API through it, whatever the port.
+    writeInstanceFile(dataDir, url);
+    stack.add(() => removeInstanceFile(dataDir));
 
     const text = banner({
       url,

@@ -40,7 +40,7 @@ export const devServerSearchAttributes: Record<string, DevServerAttributeType> =
 );
 
 /** A default port, or a free one (and a note saying so) when something else holds it. */
-async function pickPort(preferred: number, what: string, notes: string[]): Promise<number> {
+export async function pickPort(preferred: number, what: string, notes: string[]): Promise<number> {
   if (!(await portTaken(preferred))) return preferred;
   notes.push(`${what} port ${preferred} is in use by another process; using a free port instead`);
   return 0;

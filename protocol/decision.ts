@@ -75,7 +75,10 @@ export const RefusalCode = z.enum([
 ]);
 export type RefusalCode = z.infer<typeof RefusalCode>;
 
-/** One field-level problem with edited arguments. */
+/**
+ * One field-level problem with a request or an edit. `path` is a JSON Pointer (RFC 6901) into
+ * what was sent, in every channel: `/args/amount`, `/plan/0/args/sql`; `''` is the whole body.
+ */
 export const FieldError = z.strictObject({ path: z.string(), message: z.string() });
 export type FieldError = z.infer<typeof FieldError>;
 

@@ -12,3 +12,4 @@ export * from './approver.js';
 export * from './names.js';
 export * from './requirements.js';
 export * from './visible-text.js';
+export * from './json-pointer.js';

@@ -37,6 +37,13 @@ export const TimeoutAction = z.discriminatedUnion('action', [
     action: z.literal('escalate'),
     approvers: z.array(z.string().min(1)).min(1),
     deadlineSeconds: z.number().positive(),
+    /**
+     * By default an escalation starts a new quorum among its roles: sign-offs given before the
+     * deadline stay in the audit trail but no longer count. With `keepSignoffs`, the escalation's
+     * roles join the first ones instead: earlier sign-offs keep counting toward the same quorum,
+     * and either roles may complete it.
+     */
+    keepSignoffs: z.boolean().optional(),
   }),
 ]);
 export type TimeoutAction = z.infer<typeof TimeoutAction>;

@@ -18,7 +18,7 @@ import type {
   ToolSpec,
 } from '../protocol/index.js';
 import { diffJson } from './arg-diff.js';
-import type { ApprovalRecord } from './approval-record.js';
+import type { ApprovalRecord, Describe } from './approval-record.js';
 import { checkDecision, type Accepted } from './check-decision.js';
 import type { RunLog } from './run-log.js';
 import { mergeRequirements, requirementsMet, summarize } from '../protocol/requirements.js';
@@ -26,6 +26,8 @@ import { validateAgainstSchema } from './validate-args.js';
 
 /** The patch that made decisions name the proposal's revision (histories before it had none). */
 export const REVISIONS_PATCH = 'countersign-decision-revisions';
+/** The patch after which an edit describes the new proposal (the header read the model's before). */
+export const DESCRIBE_EDITS_PATCH = 'countersign-describe-edits';
 
 /** What a part of the workflow asks a human to decide. */
 export interface ApprovalRequest {
@@ -37,6 +39,8 @@ export interface ApprovalRequest {
   result?: JsonValue;
   question?: string;
   description: string;
+  /** Describes the proposal again after an edit; without it the first description stays. */
+  describe?: Describe;
   schema: JsonSchema;
   resultSchema?: JsonSchema;
   allowedDecisions: DecisionType[];
@@ -127,6 +131,7 @@ export class ApprovalBook {
       view,
       original: { args: request.args, plan: request.plan, result: request.result },
       ...(request.resultSchema ? { resultSchema: request.resultSchema } : {}),
+      ...(request.describe ? { describe: request.describe } : {}),
     };
     this.records.set(trackingId, record);
     this.log.add({
@@ -190,27 +195,46 @@ export class ApprovalBook {
 
   /**
    * The deadline passed: hand the approval to the escalation roles with a fresh deadline. A new
-   * quorum starts among them; the first sign-offs stay in the audit trail but no longer count.
+   * quorum starts among them; the first sign-offs stay in the audit trail but no longer count,
+   * unless the policy keeps them (`keepSignoffs`): then the escalation's roles join the first ones
+   * and the proposal every earlier signer saw, and its revision, stay as they were.
    */
-  escalate(record: ApprovalRecord, approvers: string[], deadlineSeconds: number): void {
+  escalate(
+    record: ApprovalRecord,
+    escalation: { approvers: string[]; deadlineSeconds: number; keepSignoffs?: boolean },
+  ): void {
     const view = record.view;
-    view.requirements = [
-      {
-        roles: approvers,
-        count: view.requiredApprovals,
-        reason: `escalated: nobody decided before the deadline (${view.requirements.map((r) => r.reason).join('; ')})`,
-      },
-    ];
+    const { approvers, deadlineSeconds } = escalation;
+    if (escalation.keepSignoffs) {
+      view.requirements = view.requirements.map((r) => ({
+        ...r,
+        roles: [...new Set([...r.roles, ...approvers])],
+        reason: `${r.reason}; escalated to ${approvers.join(', ')} with the sign-offs already given`,
+      }));
+    } else {
+      const why = view.requirements.map((r) => r.reason).join('; ');
+      view.requirements = [
+        {
+          roles: approvers,
+          count: view.requiredApprovals,
+          reason: `escalated: nobody decided before the deadline (${why})`,
+        },
+      ];
+      view.approvals = [];
+      view.revision++;
+    }
     Object.assign(view, summarize(view.requirements));
-    view.approvals = [];
-    view.revision++;
     record.view.escalated = true;
     record.view.deadline = new Date(Date.now() + deadlineSeconds * 1000).toISOString();
     this.log.add({
       type: 'approval.escalated',
       trackingId: record.view.trackingId,
       tool: record.view.tool,
-      data: { approvers, deadline: record.view.deadline },
+      data: {
+        approvers,
+        deadline: record.view.deadline,
+        ...(escalation.keepSignoffs ? { keepSignoffs: true } : {}),
+      },
     });
     this.onChange();
   }
@@ -270,6 +294,8 @@ export class ApprovalBook {
         if (checked.plan) view.plan = checked.plan;
         else if (view.kind === 'result') view.result = checked.args;
         else if (checked.args) view.args = checked.args;
+        if (record.describe && view.kind !== 'result' && patched(DESCRIBE_EDITS_PATCH))
+          view.description = record.describe({ args: view.args, ...(view.plan ? { plan: view.plan } : {}) });
         view.approvals = [signoff];
         record.edited = true;
         if (checked.raised) this.raise(record, checked.raised);

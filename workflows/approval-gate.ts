@@ -33,7 +33,7 @@ export async function awaitHumanDecision(
     if (view.status !== 'pending') return view;
     const onTimeout = view.onTimeout;
     if (onTimeout.action === 'escalate' && !view.escalated) {
-      book.escalate(record, onTimeout.approvers, onTimeout.deadlineSeconds);
+      book.escalate(record, onTimeout);
       void notify(view);
       continue;
     }

@@ -7,6 +7,9 @@ import type {
   ToolSpec,
 } from '../protocol/index.js';
 
+/** How a proposal is described to the approver, from its arguments or plan. */
+export type Describe = (proposal: { args: JsonObject; plan?: PlanStep[] }) => string;
+
 /** One approval as the workflow keeps it: the public view plus what the model first proposed. */
 export interface ApprovalRecord {
   view: ApprovalView;
@@ -14,6 +17,8 @@ export interface ApprovalRecord {
   original: { args: JsonObject; plan?: PlanStep[]; result?: JsonValue };
   /** What a `respond` answer must match, for calls and results (questions carry it as their schema). */
   resultSchema?: JsonSchema;
+  /** The description of an edited proposal, so every channel's header reads what is proposed now. */
+  describe?: Describe;
   /** A human has edited the proposal (the settled status is then `edited`). */
   edited?: boolean;
 }

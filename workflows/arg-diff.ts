@@ -1,4 +1,5 @@
 import type { ArgChange, JsonValue } from '../protocol/index.js';
+import { escapePointer, unescapePointer } from '../protocol/json-pointer.js';
 
 /** The changes between two JSON values, each at a JSON pointer (RFC 6901). */
 export function diffJson(
@@ -27,12 +28,4 @@ export function topLevelField(pointer: string): string {
 
 function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function escapePointer(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-function unescapePointer(token: string): string {
-  return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }

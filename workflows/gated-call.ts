@@ -22,6 +22,7 @@ export async function gatedCall(
     toolCallId,
     args,
     description: describeCall(tool, args),
+    describe: (edited) => describeCall(tool, edited.args),
     schema: tool.parameters,
     ...(tool.resultSchema ? { resultSchema: tool.resultSchema } : {}),
     allowedDecisions: policy.decisions,

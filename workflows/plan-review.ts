@@ -50,7 +50,8 @@ export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promis
     toolCallId: items[0]!.call.id,
     args: {},
     plan,
-    description: `A plan of ${plan.length} call${plan.length === 1 ? '' : 's'}: ${plan.map((step) => step.tool).join(', ')}`,
+    description: describePlan(plan),
+    describe: (edited) => describePlan(edited.plan ?? plan),
     schema: {},
     allowedDecisions: ['approve', 'edit', 'reject'],
     requirements,
@@ -114,4 +115,9 @@ function mergePolicies(
     deadlineSeconds: Math.min(...tiers.map((t) => t.deadlineSeconds)),
     onTimeout: tiers.find((t) => t.onTimeout.action === 'escalate')?.onTimeout ?? { action: 'reject' },
   };
+}
+
+/** "A plan of 3 calls: run_query, run_query, export_csv" */
+function describePlan(plan: PlanStep[]): string {
+  return `A plan of ${plan.length} call${plan.length === 1 ? '' : 's'}: ${plan.map((step) => step.tool).join(', ')}`;
 }

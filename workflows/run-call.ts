@@ -1,4 +1,4 @@
-import { isCancellation } from '@temporalio/workflow';
+import { isCancellation, patched } from '@temporalio/workflow';
 import type { JsonObject, JsonValue, ToolSpec } from '../protocol/index.js';
 import { runTool } from './activities.js';
 import { awaitHumanDecision } from './approval-gate.js';
@@ -6,6 +6,9 @@ import { failureMessage } from './describe.js';
 import { policyOf } from './evaluate-policy.js';
 import type { RunContext } from './run-context.js';
 import { failedMessage, resultMessage, resultWithheldMessage } from './tool-messages.js';
+
+/** The patch that made a result review wait for the policy's quorum (it asked one approver before). */
+export const RESULT_QUORUM_PATCH = 'countersign-result-review-quorum';
 
 export interface CallAuthority {
   trackingId?: string;
@@ -54,6 +57,9 @@ export async function runCall(
 
   const policy = policyOf(tool);
   if (tool.safe || !policy.reviewResult) return resultMessage(result);
+  // The output is held for the policy's quorum, as its call would be. Runs that reached a review
+  // before this asked one approver whatever the quorum; only a quorum above one needs the patch.
+  const quorum = policy.requiredApprovals > 1 && patched(RESULT_QUORUM_PATCH) ? policy.requiredApprovals : 1;
   const review = await awaitHumanDecision(ctx.book, {
     kind: 'result',
     tool: tool.name,
@@ -66,7 +72,7 @@ export async function runCall(
     // Exactly what the policy allows; an edit needs an object to edit.
     allowedDecisions: policy.decisions.filter((d) => d !== 'edit' || isObject(result)),
     requirements: [
-      { roles: policy.approvers, count: 1, reason: `${tool.name}: its output is held for review` },
+      { roles: policy.approvers, count: quorum, reason: `${tool.name}: its output is held for review` },
     ],
     allowSelfApproval: policy.allowSelfApproval,
     deadlineSeconds: policy.deadlineSeconds,

@@ -1,5 +1,6 @@
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import type { FieldError, JsonSchema } from '../protocol/index.js';
+import { escapePointer } from '../protocol/json-pointer.js';
 
 const compiled = new WeakMap<JsonSchema, Validator>();
 
@@ -54,8 +55,4 @@ function fieldError(unit: OutputUnit, prefix: string): FieldError {
   // A property the schema does not allow fails the `false` schema additionalProperties stands for.
   if (unit.keyword === 'false') return { path: at, message: 'not a field of this schema' };
   return { path: at, message: unit.error };
-}
-
-function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }

@@ -144,6 +144,10 @@ export function approvalsRouter(options: ApiOptions): Router {
     const { trackingId } = req.params;
     const decision = parse(Decision, req.body);
     const approver = approverOf(res);
+    const parsed = parseTrackingId(trackingId);
+    if (!parsed) throw unknownApproval(trackingId);
+    // Someone who may not read the run learns nothing of it, not even that it waits for a role.
+    await mayRead(res, parsed.runId, trackingId);
     const key = req.get('idempotency-key');
     const requestId = requestIdFor(approver.id, key);
     // The inbox says so; email decisions come only through signed links.

@@ -24,7 +24,10 @@ export function runsRouter(options: ApiOptions): Router {
       throw new HttpError(400, `no agent ${body.agent}`, {
         code: 'invalid_request',
         fields: [
-          { path: 'agent', message: `unknown agent; known: ${options.agents.map((a) => a.name).join(', ')}` },
+          {
+            path: '/agent',
+            message: `unknown agent; known: ${options.agents.map((a) => a.name).join(', ')}`,
+          },
         ],
       });
     }

@@ -25,11 +25,13 @@ function describe(step: Step): string {
   const result = outcome.data;
   if (!isObject(result) || !isObject(result.transfer)) return `The transfer returned: ${outcome.text}`;
   const t = result.transfer as { from: string; to: string; amount: number };
-  if (result.status !== 'executed') return `The ${proposed} failed: ${String(result.error)}.`;
+  // What the tool was given, which a reviewer may have edited: never the model's own proposal.
   const edited =
     t.amount !== Number(call.args.amount)
       ? ` A reviewer changed the amount from ${dollars(Number(call.args.amount))} to ${dollars(t.amount)} before approving.`
       : '';
+  if (result.status !== 'executed')
+    return `The transfer of ${dollars(t.amount)} from ${t.from} to ${t.to} failed: ${String(result.error)}.${edited}`;
   const balances = isObject(result.balances)
     ? Object.entries(result.balances)
         .map(([account, balance]) => `${account}: ${dollars(Number(balance))}`)
@@ -49,7 +51,7 @@ export function bankRule(conversation: Conversation): AssistantReply {
   const list = transfers.map((t) => `${dollars(t.amount)} from ${t.from} to ${t.to}`).join('; ');
   return callTools(
     conversation,
-    `Transferring ${list}. Transfers over $1,000 wait for a human's approval.`,
+    `Transferring ${list}.`,
     transfers.map((args) => ({ name: 'transfer', args })),
   );
 }

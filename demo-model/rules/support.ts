@@ -4,7 +4,11 @@ import { answer, callTools, failureLine, isObject, refusalLine } from '../reply.
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/;
 const ORDER = /(?:order|#)\s*(?:number|no\.?)?\s*#?\s*([A-Z0-9-]{3,})/i;
+/** An order number as a person types it in answer to the question: `A-1042`, `77812`, `#77812`. */
+const BARE_ORDER = /(?:^|[\s#])([A-Z0-9-]*[0-9][A-Z0-9-]*)/i;
 const SIGN_OFF = '\n\nBest regards,\nAcme Support';
+const ASK_EMAIL = "What is the customer's email address?";
+const ASK_ORDER = 'Which order number is this about?';
 
 type Topic = 'refund' | 'shipping' | 'general';
 
@@ -15,7 +19,10 @@ function topicOf(text: string): Topic {
 }
 
 /** The email a request asks for, from what the request and the human's answers say. */
-export function draftEmail(text: string): {
+export function draftEmail(
+  text: string,
+  known: { order?: string } = {},
+): {
   to?: string;
   order?: string;
   topic: Topic;
@@ -23,7 +30,7 @@ export function draftEmail(text: string): {
   body: string;
 } {
   const to = EMAIL.exec(text)?.[0];
-  const order = ORDER.exec(text.replace(EMAIL, ''))?.[1];
+  const order = ORDER.exec(text.replace(EMAIL, ''))?.[1] ?? known.order;
   const topic = topicOf(text);
   const quoted = /saying[:\s]+"([^"]+)"|"([^"]+)"/.exec(text);
   const extra = quoted ? `\n\n${quoted[1] ?? quoted[2]}` : '';
@@ -81,12 +88,15 @@ export function supportRule(conversation: Conversation): AssistantReply {
   const unanswered = questions.find((q) => q.outcome.kind !== 'ok');
   if (unanswered) return answer('Nobody answered my question, so I did not send anything.');
   const facts = [conversation.request, ...questions.map(answerText)].join('\n');
-  const draft = draftEmail(facts);
-  const missing = !draft.to
-    ? "What is the customer's email address?"
-    : draft.topic !== 'general' && !draft.order
-      ? 'Which order number is this about?'
-      : undefined;
+  // The answer to "which order number" is the order number, however it is written.
+  const orderAnswer = questions.find((q) => q.call.args.question === ASK_ORDER);
+  const order = orderAnswer ? BARE_ORDER.exec(answerText(orderAnswer))?.[1] : undefined;
+  const draft = draftEmail(facts, { order });
+  const missing = !draft.to ? ASK_EMAIL : draft.topic !== 'general' && !draft.order ? ASK_ORDER : undefined;
+  if (missing && questions.some((q) => q.call.args.question === missing)) {
+    const given = answerText(questions.filter((q) => q.call.args.question === missing).at(-1)!);
+    return answer(`I asked "${missing}" and could not read one in "${given}", so I did not send anything.`);
+  }
   if (missing) {
     if (!conversation.tools.has('ask_human')) return answer(`I need to know: ${missing}`);
     return callTools(conversation, 'I am missing a fact, so I am asking a human.', [

@@ -343,6 +343,24 @@ describe('support-email rules', () => {
     assert.match(chat.next().content!, /Sent "Your refund for order #A-1042" to sam@example.com.*outbox/);
   });
 
+  test('an order number answered bare, without "order" or "#", is taken; an unreadable one ends the run', () => {
+    const chat = new Chat('support-email', 'Tell sam@example.com their refund went through');
+    assert.deepEqual(calls(chat.next()), [
+      { name: 'ask_human', args: { question: 'Which order number is this about?' } },
+    ]);
+    chat.results('A-1042');
+    const send = calls(chat.next())[0]!;
+    assert.equal(send.name, 'send_email');
+    assert.equal(send.args.subject, 'Your refund for order #A-1042');
+
+    const vague = new Chat('support-email', 'Tell sam@example.com their refund went through');
+    vague.next();
+    vague.results('no idea');
+    const reply = vague.next();
+    assert.equal(calls(reply).length, 0, 'never asks the same question again');
+    assert.match(reply.content!, /could not read one in "no idea", so I did not send anything/);
+  });
+
   test('a complete request goes straight to send_email; a rejection is not retried', () => {
     const chat = new Chat('support-email', 'Email kim@example.com that order #77812 is delayed');
     assert.equal(calls(chat.next())[0]!.name, 'send_email');

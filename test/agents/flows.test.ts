@@ -23,6 +23,10 @@ describe('bank-transfer', () => {
     );
     const run = await cs.finished(runId);
     assert.equal(run.approvals.length, 0);
+    // The model says what it does, and claims nothing of the policy.
+    const said = run.transcript.find((m) => m.role === 'assistant' && m.tool_calls)?.content ?? '';
+    assert.match(said, /Transferring \$300\.00 from 5555 5555 5555 4444 to 4000 0566 5566 5556\.$/);
+    assert.doesNotMatch(said, /approv/);
     assert.match(
       run.output!,
       /Transferred \$300\.00 .* New balances: 5555 5555 5555 4444: \$2,700\.00, 4000 0566 5566 5556: \$800\.00/,
@@ -50,6 +54,14 @@ describe('bank-transfer', () => {
       args: { ...approval.args, to: '4000 0566 5566 5556' },
     });
     assert.equal(refused.status, 400, 'the destination is not editable');
+    const fraction = await cs.decide(approval.trackingId, {
+      type: 'edit',
+      args: { ...approval.args, amount: 0.001 },
+    });
+    assert.equal(fraction.status, 400, 'a tenth of a cent is no amount');
+    assert.deepEqual((fraction.body as { error: { fields: unknown } }).error.fields, [
+      { path: '/args/amount', message: 'whole cents: at most two decimal places' },
+    ]);
     await cs.settle(approval.trackingId, { type: 'edit', args: { ...approval.args, amount: 2000 } });
     const run = await cs.finished(runId);
     assert.match(
@@ -58,6 +70,18 @@ describe('bank-transfer', () => {
     );
     const settled = run.audit.find((e) => e.type === 'approval.settled');
     assert.deepEqual(settled?.diff, [{ path: '/amount', before: 2500, after: 2000 }]);
+  });
+
+  test('a transfer that fails after an edit reports the amount that was tried, not the proposal', async () => {
+    const runId = await cs.startRun('bank-transfer', TRANSFER);
+    const approval = await cs.pendingOne(runId);
+    await cs.settle(approval.trackingId, { type: 'edit', args: { ...approval.args, amount: 90_000 } });
+    const run = await cs.finished(runId);
+    assert.match(
+      run.output!,
+      /The transfer of \$90,000\.00 from 4242 4242 4242 4242 to 5555 5555 5555 4444 failed: insufficient funds.*changed the amount from \$2,500\.00 to \$90,000\.00/,
+    );
+    assert.doesNotMatch(run.output!, /transfer \$2,500\.00 .*failed/);
   });
 
   test('an edit into the large-transfer tier waits for a second approver; one past the limit is refused', async () => {

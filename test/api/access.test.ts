@@ -113,6 +113,21 @@ test('a requester reads their own run; an approver with no role on it sees no su
   const approval = await stack.http('GET', `/api/approvals/${pending!.trackingId}`, { token: t.victor });
   assert.equal(approval.status, 404, approval.text);
   assert.equal(approval.body.error.code, 'unknown_approval');
+  // A decision by one who may not read the run is a 404 too: not a 403 that names the role it needs.
+  const decision = (who: string) =>
+    stack.http('POST', `/api/approvals/${pending!.trackingId}/decision`, {
+      token: who,
+      body: { type: 'approve' },
+      headers: { 'if-match': '"1"' },
+    });
+  const unreadable = await decision(t.victor);
+  assert.equal(unreadable.status, 404, unreadable.text);
+  assert.equal(unreadable.body.error.code, 'unknown_approval');
+  assert.doesNotMatch(unreadable.text, /admin/);
+  // The requester may read it, and is told which role deciding needs.
+  const readable = await decision(t.bob);
+  assert.equal(readable.status, 403, readable.text);
+  assert.equal(readable.body.error.code, 'role_not_allowed');
   const inbox = async (who: string) =>
     (await stack.http('GET', '/api/approvals?agent=ops', { token: who })).body.approvals.map(
       (a: { trackingId: string }) => a.trackingId,

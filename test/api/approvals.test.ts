@@ -135,12 +135,13 @@ test('GET /api/approvals/:trackingId shows the proposal, schema and policy; unkn
   }
 });
 
-test('decision errors: 400 body, 400 not allowed, 403 role, 404 unknown', async () => {
+test('decision errors: 400 body, 400 not allowed, 403 role, 404 unknown or unreadable', async () => {
   const { trackingId } = await waitingTransfer('approvals: errors');
   const noType = await decide(trackingId, { message: 'hi' });
   assert.equal(noType.status, 400);
   assert.ok(noType.body.error.fields.length > 0);
 
+  // Victor asked for the transfer, so he reads it, but holds no role that decides it.
   const viewer = await decide(trackingId, { type: 'approve' }, tokens.victor);
   assert.equal(viewer.status, 403);
   assert.equal(viewer.body.error.code, 'role_not_allowed');
@@ -156,8 +157,23 @@ test('decision errors: 400 body, 400 not allowed, 403 role, 404 unknown', async 
   const edit = await decide(deploy!.trackingId, { type: 'edit', args: { service: 'db', version: '4' } });
   assert.equal(edit.status, 400);
   assert.equal(edit.body.error.code, 'decision_not_allowed');
-  const treasurer = await decide(deploy!.trackingId, { type: 'approve' }, tokens.bob);
+  // Bob may not read alice's deploy: not even the role it needs is his to learn.
+  const unreadable = await decide(deploy!.trackingId, { type: 'approve' }, tokens.bob);
+  assert.equal(unreadable.status, 404);
+  assert.equal(unreadable.body.error.code, 'unknown_approval');
+  // He reads the deploys he asked for, and deploys need an admin: a 403 that names the role.
+  const bobsDeploy = await stack.startRun(
+    'ops',
+    'approvals: errors bob deploys',
+    tokens.bob,
+    calls(call('deploy', { service: 'db', version: '5' })),
+    say('ok'),
+  );
+  const [bobsPending] = await stack.waitForPending(bobsDeploy);
+  const treasurer = await decide(bobsPending!.trackingId, { type: 'approve' }, tokens.bob);
   assert.equal(treasurer.status, 403);
+  assert.equal(treasurer.body.error.code, 'role_not_allowed');
+  assert.match(treasurer.body.error.message, /admin/);
 
   // Bob asked for this transfer: he may not approve it himself (the workflow's check, mapped to 403).
   const own = await stack.startRun(
@@ -188,13 +204,13 @@ test('an invalid edit is a 400 with field errors before any signal; a valid edit
   assert.equal(invalid.body.error.code, 'invalid_arguments');
   assert.deepEqual(
     invalid.body.error.fields.map((f: { path: string }) => f.path),
-    ['args.amount'],
+    ['/args/amount'],
   );
   const locked = await decide(trackingId, { type: 'edit', args: { ...proposal, to: 'mallory' } });
   assert.equal(locked.status, 400);
   assert.deepEqual(
     locked.body.error.fields.map((f: { path: string }) => f.path),
-    ['args.to'],
+    ['/args/to'],
   );
   // Nothing reached the run: its audit trail has no refused decision.
   const before = await stack.state(runId);

@@ -117,6 +117,34 @@ test('bodies are size-limited and must be JSON', async () => {
   assert.equal(huge.body.error.code, 'too_large');
 });
 
+test('a body not sent as JSON is told so, and so is a missing body', async () => {
+  const post = (headers: Record<string, string>, body?: string) =>
+    fetch(`${stack.url}/api/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.alice}`, ...headers },
+      body,
+    });
+  const body = JSON.stringify({ agent: 'bank', input: 'x' });
+  const kinds: Record<string, string>[] = [
+    {},
+    { 'content-type': 'text/plain' },
+    { 'content-type': 'application/x-www-form-urlencoded' },
+  ];
+  for (const headers of kinds) {
+    const answer = await post(headers, body);
+    assert.equal(answer.status, 415, JSON.stringify(headers));
+    const error = ((await answer.json()) as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, 'unsupported_media_type');
+    assert.match(error.message, /Content-Type: application\/json/);
+    assert.doesNotMatch(error.message, /undefined/);
+  }
+  const none = await post({});
+  assert.equal(none.status, 400);
+  const error = ((await none.json()) as { error: { message: string } }).error;
+  assert.match(error.message, /needs a JSON body/);
+  assert.doesNotMatch(error.message, /undefined/);
+});
+
 test('a deeply nested body within the size limit is a 400 that says so, never a 500', async () => {
   const nested = (depth: number, inner = '1') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
   const post = (route: string, body: string) =>

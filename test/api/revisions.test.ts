@@ -198,3 +198,41 @@ test('an Idempotency-Key answers its own request again, and refuses another requ
   assert.equal(untouched.body.status, 'pending');
   assert.deepEqual(untouched.body.approvals, []);
 });
+
+test("an Idempotency-Key is remembered by its run: on another run's approval it is a new request, applied there", async () => {
+  const start = (input: string) =>
+    stack.startRun(
+      'treasury',
+      input,
+      tokens.victor,
+      calls(call('grant', { supplier: 'acme', amount: 250 })),
+      say('Granted.'),
+    );
+  const [runA, runB] = [await start('revisions: key on run a'), await start('revisions: key on run b')];
+  const [a] = await stack.waitForPending(runA);
+  const [b] = await stack.waitForPending(runB);
+  const key = { 'idempotency-key': 'key-for-two-runs', 'if-match': '"1"' };
+  const approved = await stack.http('POST', `/api/approvals/${a!.trackingId}/decision`, {
+    token: tokens.alice,
+    body: { type: 'approve' },
+    headers: key,
+  });
+  assert.equal(approved.status, 200, approved.text);
+  const rejected = await stack.http('POST', `/api/approvals/${b!.trackingId}/decision`, {
+    token: tokens.alice,
+    body: { type: 'reject', message: 'not this one' },
+    headers: key,
+  });
+  // Never the first run's outcome, and never silently dropped.
+  assert.equal(rejected.status, 200, rejected.text);
+  assert.equal(rejected.body.outcome.trackingId, b!.trackingId);
+  assert.equal(rejected.body.outcome.status, 'rejected');
+  // Each run took its own request: alice's sign-off on the first, her rejection on the second.
+  const signedA = await stack.http('GET', `/api/approvals/${a!.trackingId}`, { token: tokens.alice });
+  assert.deepEqual(
+    signedA.body.approvals.map((s: { approver: string }) => s.approver),
+    ['alice'],
+  );
+  const settledB = await stack.http('GET', `/api/approvals/${b!.trackingId}`, { token: tokens.alice });
+  assert.equal(settledB.body.status, 'rejected');
+});

@@ -43,12 +43,12 @@ test('POST /api/runs refuses bad bodies and unknown agents with field errors', a
     body: { agent: 'nobody', input: 'x' },
   });
   assert.equal(unknown.status, 400);
-  assert.equal(unknown.body.error.fields[0].path, 'agent');
+  assert.equal(unknown.body.error.fields[0].path, '/agent');
   const missing = await stack.http('POST', '/api/runs', { token: tokens.alice, body: { agent: 'bank' } });
   assert.equal(missing.status, 400);
   assert.deepEqual(
     missing.body.error.fields.map((f: { path: string }) => f.path),
-    ['input'],
+    ['/input'],
   );
   const extra = await stack.http('POST', '/api/runs', {
     token: tokens.alice,
@@ -130,7 +130,7 @@ test('GET /api/runs lists runs, filtered by agent and status', async () => {
 
   const bad = await stack.http('GET', '/api/runs?status=sleeping', { token: tokens.alice });
   assert.equal(bad.status, 400);
-  assert.equal(bad.body.error.fields[0].path, 'status');
+  assert.equal(bad.body.error.fields[0].path, '/status');
 });
 
 test('GET /api/runs filters by status exactly and pages: limit, pageToken, nextPageToken', async () => {

@@ -1,6 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Running } from '../start/running.js';
 
@@ -8,10 +13,15 @@ const BIN = fileURLToPath(new URL('../../bin/countersign.js', import.meta.url));
 const TRANSFER = ['Transfer', '$2,500', 'from', '4242 4242 4242 4242', 'to', '5555 5555 5555 4444'];
 
 let cs: Running;
+// A data dir of the test's own, to see what `npm start` leaves in it after it stops.
+const dataDir = mkdtempSync(path.join(tmpdir(), 'countersign-cli-'));
 before(async () => {
-  cs = await Running.start();
+  cs = await Running.start(dataDir);
 });
-after(() => cs.stop());
+after(async () => {
+  await cs.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 interface Result {
   code: number | null;
@@ -63,7 +73,7 @@ test('runs start, approvals list, edit (invalid, then valid), runs show', async 
   const invalid = await cli(['edit', trackingId, '--args', '{"to":"1234"}']);
   assert.equal(invalid.code, 1);
   assert.match(invalid.stderr, /HTTP 400/);
-  assert.match(invalid.stderr, /args\.to: /);
+  assert.match(invalid.stderr, /(args\.to|\/args\/to): /);
 
   assert.equal(
     (await ok(['edit', trackingId, '--args', '{"amount":2000}', '--message', 'Limit for today'])).trim(),
@@ -150,13 +160,32 @@ test('respond answers an ask_human question', async () => {
   ]);
   const runId = /Started (\S+)/.exec(out)![1]!;
   const question = await cs.pendingOne(runId);
+  // Any JSON may answer this question: text that is not JSON is the string typed, unquoted.
   assert.equal(
-    (await ok(['respond', question.trackingId, '--result', '"pat@example.com"'])).trim(),
+    (await ok(['respond', question.trackingId, '--result', 'pat@example.com'])).trim(),
     `${question.trackingId}: responded on revision 1`,
   );
   const email = await cs.pendingOne(runId, new Set([question.trackingId]));
   assert.equal(email.args.to, 'pat@example.com');
-  await ok(['reject', email.trackingId, '--message', 'No need']);
+  // A reason is optional, as in every other channel.
+  assert.equal(
+    (await ok(['reject', email.trackingId])).trim(),
+    `${email.trackingId}: rejected on revision 1`,
+  );
+  const run = await cs.finished(runId);
+  assert.ok(
+    run.audit.some(
+      (e) => e.type === 'approval.decided' && e.decision === 'reject' && e.message === undefined,
+    ),
+  );
+
+  // JSON still reads as JSON: a quoted string is the string inside.
+  const again = await cs.startRun('support-email', 'Email the customer that we received their message');
+  const second = await cs.pendingOne(again);
+  await ok(['respond', second.trackingId, '--result', '"sam@example.com"']);
+  const secondEmail = await cs.pendingOne(again, new Set([second.trackingId]));
+  assert.equal(secondEmail.args.to, 'sam@example.com');
+  await ok(['reject', secondEmail.trackingId, '--message', 'No need']);
 });
 
 test('runs cancel: the run ends cancelled by the token holder, through the cli', async () => {
@@ -188,13 +217,10 @@ test('errors: clear messages and a non-zero exit', async () => {
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /HTTP 404/);
 
-  const badJson = await cli(['respond', 'run-nope.1', '--result', '{nope']);
-  assert.equal(badJson.code, 1);
-  assert.match(badJson.stderr, /--result is not valid JSON/);
-
-  const missing = await cli(['reject', 'run-nope.1']);
-  assert.equal(missing.code, 1);
-  assert.match(missing.stderr, /required option '--message <text>'/);
+  // The answer is read by the approval's schema (test/cli/answers.test.ts): the approval comes first.
+  const noApproval = await cli(['respond', 'run-nope.1', '--result', '{nope']);
+  assert.equal(noApproval.code, 1);
+  assert.match(noApproval.stderr, /HTTP 404/);
 
   const agent = await cli(['runs', 'start', 'no-such-agent', 'hello']);
   assert.equal(agent.code, 1);
@@ -208,6 +234,9 @@ test('the token defaults to the admin token in the data dir', async () => {
   assert.equal(result.code, 0, result.stderr);
 });
 
+/** `text` matched as it is, inside a RegExp. */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** A `countersign watch` process, read as a person reads a terminal: from where they last looked. */
 class Terminal {
   private output = '';
@@ -217,8 +246,11 @@ class Terminal {
   readonly exited: Promise<number | null>;
   private readonly child;
 
-  constructor(args: string[]) {
-    this.child = spawn(process.execPath, [BIN, ...args], { env: env(), stdio: ['pipe', 'pipe', 'pipe'] });
+  constructor(args: string[], options: { url?: string } = {}) {
+    this.child = spawn(process.execPath, [BIN, ...args], {
+      env: env(options.url ? { COUNTERSIGN_URL: options.url } : {}),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.child.stdout.on('data', (d: Buffer) => {
       this.output += d.toString();
       this.waiters.forEach((wake) => wake());
@@ -227,10 +259,18 @@ class Terminal {
     this.exited = new Promise((resolve) => this.child.on('close', resolve));
   }
 
-  /** Waits for `pattern` in the output not read yet, and reads up to its end. */
-  async until(pattern: RegExp): Promise<RegExpExecArray> {
+  /**
+   * Waits for `pattern` in the output not read yet, and reads up to its end; fails at once if
+   * `failOn` shows up first.
+   */
+  async until(pattern: RegExp, failOn?: RegExp): Promise<RegExpExecArray> {
     for (;;) {
-      const match = pattern.exec(this.output.slice(this.read));
+      const unread = this.output.slice(this.read);
+      const match = pattern.exec(unread);
+      const failed = failOn?.exec(unread);
+      if (failed && (!match || failed.index < match.index)) {
+        throw new Error(`watch printed ${failOn} before ${pattern}:\n${unread}`);
+      }
       if (match) {
         this.read += match.index + match[0].length;
         return match;
@@ -258,19 +298,22 @@ class Terminal {
    * test files may share a real Temporal cluster).
    */
   async decide(trackingId: string, key: string, reason?: string): Promise<string> {
+    const card = await this.show(trackingId);
+    this.type(key);
+    if (reason !== undefined) {
+      await this.until(/Reason[^\n]*> /);
+      this.type(reason);
+    }
+    await this.until(new RegExp(`${literal(trackingId)}: \\w+`));
+    return card;
+  }
+
+  /** Waits until the watcher shows `trackingId` and asks for a decision, skipping anything else. */
+  async show(trackingId: string): Promise<string> {
     for (;;) {
       const card = await this.until(/Approval (\S+) [\s\S]*?Decide: [^\n]*> /);
-      if (card[1] !== trackingId) {
-        this.type('k');
-        continue;
-      }
-      this.type(key);
-      if (reason !== undefined) {
-        await this.until(/Reason[^\n]*> /);
-        this.type(reason);
-      }
-      await this.until(new RegExp(`${trackingId.replace('.', '\\.')}: \\w+`));
-      return card[0];
+      if (card[1] === trackingId) return card[0];
+      this.type('k');
     }
   }
 
@@ -306,4 +349,202 @@ test('watch: approvals arrive live and are decided from the terminal', async () 
   assert.match((await cs.finished(second)).output!, /Over the daily limit/);
 
   assert.equal(await terminal.close(), 0, terminal.errors);
+});
+
+/** The approval's current arguments with `changes` over them: the whole body REST takes. */
+async function editElsewhere(trackingId: string, changes: Record<string, unknown>): Promise<void> {
+  const { body } = await cs.api<{ args: Record<string, unknown> }>('GET', `/api/approvals/${trackingId}`);
+  await cs.settle(trackingId, { type: 'edit', args: { ...body.args, ...changes } as never });
+}
+
+test('watch: an edit gives only the fields it changes; "more waiting" counts what is pending; q quits while idle', async () => {
+  const terminal = new Terminal(['watch', '--agent', 'bank-transfer']);
+  await terminal.until(/Watching .* pending\. Ctrl-D or q quits\.\n/);
+  // Neither may count as waiting: one already decided, one of another agent still pending.
+  const decided = await cs.startRun('bank-transfer', TRANSFER.join(' '));
+  await cs.settle((await cs.pendingOne(decided)).trackingId, { type: 'reject' });
+  const other = await cs.startRun('support-email', 'Email the customer that we received their message');
+  const question = await cs.pendingOne(other);
+
+  const runId = await cs.startRun('bank-transfer', TRANSFER.join(' '));
+  const trackingId = `${runId}.1`;
+  await terminal.show(trackingId);
+  terminal.type('e');
+  await terminal.until(/Current arguments: \{[^\n]*"amount":2500[^\n]*\}\nChanged fields as JSON[^\n]*> /);
+  terminal.type('{"amount": 2000}');
+  // The fields left out keep their values: only the amount is an edit.
+  const printed = await terminal.until(
+    new RegExp(`^Changes: (.*)\\n${literal(trackingId)}: edited on revision 2\\n`, 'm'),
+    /HTTP \d{3}/,
+  );
+  assert.equal(printed[1], 'amount: 2500 -> 2000');
+  const idle = await terminal.until(/([\s\S]*?)Waiting for approvals\. \[q\]uit > /);
+  assert.doesNotMatch(idle[1]!, /more waiting/);
+  assert.equal(idle[1], '');
+
+  const run = await cs.finished(runId);
+  assert.match(run.output!, /\$2,000\.00/);
+  const shown = await ok(['runs', 'show', runId]);
+  assert.match(shown, /approval\.decided .* edit by admin via cli changes: \/amount: 2500 -> 2000\n/);
+
+  // Nothing pending for this watcher: q quits, as the banner says.
+  terminal.type('q');
+  assert.equal(await terminal.exited, 0, terminal.errors);
+  await ok(['reject', question.trackingId]);
+});
+
+test('watch: an approval changed or decided elsewhere while shown is shown anew, or left with a note', async () => {
+  const terminal = new Terminal(['watch', '--agent', 'bank-transfer']);
+  await terminal.until(/Watching .* pending\./);
+  const runId = await cs.startRun('bank-transfer', TRANSFER.join(' '));
+  const trackingId = `${runId}.1`;
+  await terminal.show(trackingId);
+
+  // Edited elsewhere into the large-transfer tier: still pending, shown again as it is now.
+  await editElsewhere(trackingId, { amount: 150000 });
+  await terminal.until(
+    new RegExp(
+      `${literal(trackingId)} changed elsewhere \\(now revision 2\\); shown again as it is now\\.\\n`,
+    ),
+  );
+  const again = await terminal.show(trackingId);
+  assert.match(again, /"amount": 150000/);
+  assert.match(again, /revision 2;/);
+
+  // Decided elsewhere: who decided, and on to the next prompt.
+  await cs.settle(trackingId, { type: 'reject', message: 'Not this week' });
+  await terminal.until(
+    new RegExp(
+      `^${literal(trackingId)} was decided elsewhere by admin \\(rejected\\): "Not this week"\\. Moving on\\.\\nWaiting for approvals\\. \\[q\\]uit > `,
+      'm',
+    ),
+  );
+  terminal.type('q');
+  assert.equal(await terminal.exited, 0, terminal.errors);
+});
+
+/** The API behind a proxy that holds the event stream: a watcher that never hears of any change. */
+async function withoutEvents(upstream: string): Promise<{ url: string; close(): Promise<void> }> {
+  const target = new URL(upstream);
+  const server: Server = createServer((req, res) => {
+    if (req.url?.startsWith('/api/events')) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': held\n\n');
+      return;
+    }
+    const forward = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+test('watch: a key pressed on an approval changed or decided elsewhere says what happened and asks again', async () => {
+  const proxy = await withoutEvents(cs.url);
+  try {
+    const runId = await cs.startRun('bank-transfer', TRANSFER.join(' '));
+    const trackingId = `${runId}.1`;
+    await cs.pendingOne(runId);
+    const terminal = new Terminal(['watch', '--agent', 'bank-transfer'], { url: proxy.url });
+    await terminal.show(trackingId);
+
+    // Changed since shown: refused as stale, then shown as it is now.
+    await editElsewhere(trackingId, { amount: 150000 });
+    terminal.type('a');
+    await terminal.until(/^HTTP 412: [^\n]*\n/m);
+    await terminal.until(
+      new RegExp(
+        `^${literal(trackingId)} changed elsewhere \\(now revision 2\\); shown again as it is now\\.\\n`,
+        'm',
+      ),
+    );
+    assert.match(await terminal.show(trackingId), /"amount": 150000/);
+
+    // Settled since shown: refused, what became of it, and a new prompt.
+    await cs.settle(trackingId, { type: 'reject' });
+    terminal.type('a');
+    await terminal.until(/^HTTP 409: [^\n]*\n/m);
+    await terminal.until(
+      new RegExp(
+        `^${literal(trackingId)} was decided elsewhere by admin \\(rejected\\)\\. Moving on\\.\\nWaiting for approvals\\. \\[q\\]uit > `,
+        'm',
+      ),
+    );
+    terminal.type('q');
+    assert.equal(await terminal.exited, 0, terminal.errors);
+  } finally {
+    await proxy.close();
+  }
+});
+
+/** The id of a process that has ended. */
+function endedPid(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('close', () => resolve(child.pid!));
+  });
+}
+
+test('the URL defaults to the instance npm start runs over the data dir, whatever its port', async () => {
+  const file = path.join(dataDir, 'instance.json');
+  const instance = JSON.parse(readFileSync(file, 'utf8')) as { url: string; pid: number };
+  assert.equal(instance.url, cs.url);
+  assert.equal(instance.pid, process.pid);
+
+  const local = env({ COUNTERSIGN_DATA_DIR: dataDir });
+  delete local.COUNTERSIGN_URL;
+  delete local.COUNTERSIGN_TOKEN;
+  const found = await cli(['approvals', 'list'], local);
+  assert.equal(found.code, 0, found.stderr);
+  // --url (or COUNTERSIGN_URL) comes first.
+  const flagged = await cli(['--url', 'http://127.0.0.1:9', 'approvals', 'list'], local);
+  assert.equal(flagged.code, 1);
+  assert.match(flagged.stderr, /cannot reach Countersign at http:\/\/127\.0\.0\.1:9 \(/);
+
+  const other = mkdtempSync(path.join(tmpdir(), 'countersign-cli-instance-'));
+  try {
+    copyFileSync(path.join(dataDir, 'admin-token'), path.join(other, 'admin-token'));
+    const elsewhere = { ...local, COUNTERSIGN_DATA_DIR: other };
+    // A file whose process has ended is not followed.
+    const write = (url: string, pid: number) =>
+      writeFileSync(path.join(other, 'instance.json'), JSON.stringify({ url, pid, startedAt: '' }));
+    write(cs.url, await endedPid());
+    const stale = await cli(['approvals', 'list'], elsewhere);
+    assert.equal(stale.code, 1);
+    assert.ok(!stale.stderr.includes(cs.url), stale.stderr);
+    // A live one that does not answer is named in the error.
+    write('http://127.0.0.1:9', process.pid);
+    const gone = await cli(['approvals', 'list'], elsewhere);
+    assert.equal(gone.code, 1);
+    assert.ok(
+      gone.stderr.includes(
+        `cannot reach Countersign at http://127.0.0.1:9, as ${path.join(other, 'instance.json')} says`,
+      ),
+      gone.stderr,
+    );
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+  }
+});
+
+// Last: it stops the instance this file runs on.
+test('a clean stop removes the instance file', async () => {
+  assert.ok(existsSync(path.join(dataDir, 'instance.json')));
+  await cs.stop();
+  assert.ok(!existsSync(path.join(dataDir, 'instance.json')));
 });

@@ -72,7 +72,7 @@ test('an invalid edit shows its error and changes nothing; a valid edit is appli
 
   const amount = page.getByLabel(/^amount/);
   await amount.fill('-5');
-  await page.getByText('must be more than 0').waitFor();
+  await page.getByText('must be more than 0', { exact: true }).waitFor();
   assert.equal(await amount.getAttribute('aria-invalid'), 'true');
   await page.getByRole('button', { name: 'Approve with edits' }).click();
   await page.getByText('Some arguments are not valid').waitFor();
@@ -164,17 +164,30 @@ test('plan review: reorder, extend with a validated step, approve; the steps run
   await page.getByRole('button', { name: 'Approve plan' }).waitFor();
 
   await page.getByRole('button', { name: 'Move step 2 up' }).click();
-  assert.match(
-    (await page.getByRole('textbox', { name: /^Step 1:/ }).inputValue()).replace(/\s/g, ''),
-    /"channel":"beta"/,
+  // Each step's arguments are a form from its tool's schema.
+  const step = (n: number) => page.getByRole('group', { name: new RegExp(`^Step ${n}:`) });
+  assert.equal(
+    await step(1)
+      .getByLabel(/^channel/)
+      .locator('option:checked')
+      .textContent(),
+    '"beta"',
   );
   await page.getByLabel('Add a step calling').selectOption('build');
   await page.getByRole('button', { name: 'Add step' }).click();
   await page.getByRole('button', { name: 'Approve edited plan' }).click();
-  await page.getByText('target is required').waitFor();
+  await step(3).locator('.field-error', { hasText: 'is required' }).waitFor();
+  assert.equal(
+    await step(3)
+      .getByLabel(/^target/)
+      .getAttribute('aria-invalid'),
+    'true',
+  );
   assert.equal(await status(pending!.trackingId), 'pending');
 
-  await page.getByRole('textbox', { name: /^Step 3:/ }).fill('{ "target": "docs" }');
+  await step(3)
+    .getByLabel(/^target/)
+    .fill('docs');
   await page.getByRole('button', { name: 'Approve edited plan' }).click();
   await page.locator('section[aria-label="Outcome"] .chip', { hasText: 'edited' }).waitFor();
   assert.equal((await stack.result(runId)).status, 'completed');

@@ -64,6 +64,27 @@ test(`${CONTENDERS} concurrent conflicting decisions on one approval: exactly on
 
   const winner = winners[0]!;
   const choice = choices[winner]!;
+  // The winner's key, sent again: the same request gets the same answer; another body under it is
+  // refused (422), and neither decides again.
+  const winnerKey = { headers: { 'if-match': '"1"', 'idempotency-key': `contender-${winner}` } };
+  const reviewer = fs.reviewers[winner % fs.reviewers.length]!;
+  const path = `/api/approvals/${run!.trackingId}/decision`;
+  const winningBody =
+    choice === 'edit'
+      ? { type: 'edit', args: { ref: run!.ref, amount: 1000 + winner } }
+      : choice === 'reject'
+        ? { type: 'reject', message: `contender ${winner}` }
+        : { type: 'approve' };
+  const same = await reviewer.retry('POST', path, winningBody, (r) => r.status !== 503, winnerKey);
+  assert.equal(same.status, 200);
+  const reused = await reviewer.retry(
+    'POST',
+    path,
+    { type: 'reject', message: 'the same key, another body' },
+    (r) => r.status !== 503,
+    winnerKey,
+  );
+  assert.equal(reused.status, 422);
   const view = await finalView(fs.reviewers[0]!, run!, Date.now() + 120_000);
   const expected = { approve: 'approved', edit: 'edited', reject: 'rejected' }[choice];
   assert.equal(view.approvalStatus, expected);

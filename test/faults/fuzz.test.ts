@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startFaultStack } from './support/fault-stack.js';
-import { CONTENT_TYPES, QUERIES, SEGMENTS, nestedBodies, randomBody } from './support/fuzz-inputs.js';
+import {
+  CONTENT_TYPES,
+  IDEMPOTENCY_KEYS,
+  QUERIES,
+  SEGMENTS,
+  nestedBodies,
+  randomBody,
+} from './support/fuzz-inputs.js';
 import { seededRandom } from './support/random.js';
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 400);
@@ -51,6 +58,10 @@ test(`fuzzing every route with ${REQUESTS} hostile requests gets only 4xx answer
       if (type) headers['content-type'] = type;
     }
     if (random.next() < 0.2) headers['last-event-id'] = random.pick(SEGMENTS);
+    // A few keys, reused across routes, approvals and bodies, and some no key may be.
+    if (random.next() < 0.3) headers['idempotency-key'] = random.pick(IDEMPOTENCY_KEYS);
+    if (random.next() < 0.2)
+      headers['if-match'] = random.pick(['"1"', '"0"', '*', 'W/"1"', '"1", "2"', '"99999999999"']);
     const label = `${route.method} ${path.slice(0, 120)} body ${body?.slice(0, 60) ?? '-'}`;
     let res: Response;
     try {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCountersign } from '../../main/start.js';
+import { pickPort } from '../../main/temporal.js';
 import { Running, testEnv } from './running.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'countersign-start-'));
@@ -103,6 +104,26 @@ test('a port in use is named, with how to change it', async () => {
       startCountersign({ env: testEnv(dataDir), port, devServerPorts: { port: 0, uiPort: 0 } }),
       (error: Error) => error.message.includes(`port ${port}`) && error.message.includes('PORT='),
     );
+  } finally {
+    blocker.close();
+  }
+});
+
+test("Temporal's default port in use: one plain line for the banner, and a free port instead", async () => {
+  const blocker = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const held = (blocker.address() as AddressInfo).port;
+  try {
+    const notes: string[] = [];
+    assert.equal(await pickPort(held, "Temporal's", notes), 0, 'a free port, chosen when the server starts');
+    assert.deepEqual(notes, [
+      `Temporal's port ${held} is in use by another process; using a free port instead`,
+    ]);
+    blocker.close();
+    await new Promise((resolve) => blocker.once('close', resolve));
+    const none: string[] = [];
+    assert.equal(await pickPort(held, "Temporal's", none), held);
+    assert.deepEqual(none, []);
   } finally {
     blocker.close();
   }

@@ -160,6 +160,9 @@ describe('approval gate', () => {
     );
     const approval = state.approvals[0]!;
     assert.equal(approval.status, 'edited');
+    // Every channel's header reads the proposal as edited, not the model's.
+    assert.equal(view!.description, 'Transfer 5000 from A to B');
+    assert.equal(approval.description, 'Transfer 4000 from A to B');
     assert.deepEqual(approval.outcome?.diff, [
       { path: '/amount', before: 5000, after: 4000 },
       { path: '/memo', after: 'capped' },

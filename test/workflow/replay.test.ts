@@ -36,6 +36,21 @@ describe('replay of recorded histories', () => {
       assert.equal(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
   });
 
+  it('replays the edit/approve race: both decisions taken in one workflow task, one outcome', async () => {
+    // Recorded by revisions-plan-result.test.ts: an edit and an approve on the revision before it,
+    // signalled while no worker ran. Were the stale approve taken, the quorum would be met in that
+    // task and the run would go on to the tool there: the replay would not match.
+    const race = readHistoryFile(new URL('edit-approve-race.json', dir));
+    const events = race.history.events ?? [];
+    const signalled = events.flatMap((e, i) => (e.workflowExecutionSignaledEventAttributes ? [i] : []));
+    assert.ok(signalled.length >= 2, 'the edit and the approve are in the history');
+    assert.ok(
+      !events.slice(signalled[0], signalled[1]).some((e) => e.workflowTaskStartedEventAttributes),
+      'no workflow task ran between the edit and the approve',
+    );
+    await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, race.history, race.workflowId);
+  });
+
   it('catches a non-deterministic change to the workflow', async () => {
     const results = await replayAll({ workflowsPath: ALTERED_WORKFLOWS });
     assert.ok(results.length > 0);

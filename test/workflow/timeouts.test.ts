@@ -6,6 +6,7 @@ import { call, calls, say } from '../support/fake-model.js';
 import {
   analystAgent,
   bankAgent,
+  escalationAgent,
   executionsOf,
   REFUND_DEADLINE_SECONDS,
   REFUND_ESCALATION_DEADLINE_SECONDS,
@@ -179,6 +180,93 @@ describe('approval deadlines (time-skipping test server)', () => {
     const state = await h.state(runId);
     assert.equal(eventOf(state, 'approval.settled').status, 'approved');
     await h.saveHistory('timeout-escalate', runId);
+  });
+
+  /** Starts a payout needing two of support, signs it once as support, and lets the deadline pass. */
+  async function escalatedAfterOneSignoff(tool: 'payout' | 'payout_kept') {
+    const input = uniqueInput(`${tool} escalation`);
+    h.fake.script(input, calls(call(tool, { customer: 'C-9', amount: 500 }, 'e1')), say('paid out'));
+    const runId = await h.start(escalationAgent, input);
+    const [first] = await h.waitForPending(runId, 1);
+    const support = await h.decide(
+      first!.trackingId,
+      { type: 'approve' },
+      { approver: { id: 'sam', roles: ['support'] } },
+    );
+    assert.equal(support.status, 'pending', 'one of two support sign-offs');
+    await h.skip(REFUND_DEADLINE_SECONDS * 1000);
+    const view = await waitFor(async () => {
+      const [pending] = (await h.state(runId)).pending;
+      return pending?.escalated ? pending : undefined;
+    }, `the ${tool} to escalate`);
+    return { runId, first: first!, view };
+  }
+
+  it('an escalation starts a new quorum: a first-tier sign-off no longer counts', async () => {
+    const { runId, first, view } = await escalatedAfterOneSignoff('payout');
+    assert.deepEqual(view.approvers, ['manager']);
+    assert.deepEqual(view.approvals, [], 'the support sign-off does not count toward the managers');
+    assert.equal(view.revision, first.revision + 1);
+
+    const max = await h.decide(
+      view.trackingId,
+      { type: 'approve' },
+      { approver: { id: 'max', roles: ['manager'] } },
+    );
+    assert.equal(max.status, 'pending', 'one manager of two');
+    assert.equal(executionsOf(runId).length, 0);
+    const mia = await h.decide(
+      view.trackingId,
+      { type: 'approve' },
+      { approver: { id: 'mia', roles: ['manager'] } },
+    );
+    assert.equal(mia.status, 'approved');
+    assert.deepEqual(await h.outcome(runId), { status: 'completed', output: 'paid out' });
+    assert.deepEqual(
+      executionsOf(runId).map((e) => e.tool),
+      ['payout'],
+    );
+    const state = await h.state(runId);
+    // The first sign-off stays in the audit trail, on the revision it was given on.
+    const signed = state.events.filter((e) => e.type === 'approval.decided');
+    assert.deepEqual(
+      signed.map((e) => e.actor),
+      ['sam', 'max', 'mia'],
+    );
+    assert.deepEqual(
+      state.approvals[0]!.approvals.map((s) => [s.approver, s.revision]),
+      [
+        ['max', view.revision],
+        ['mia', view.revision],
+      ],
+    );
+  });
+
+  it('with keepSignoffs, the escalation adds its roles and the first sign-off keeps counting', async () => {
+    const { runId, first, view } = await escalatedAfterOneSignoff('payout_kept');
+    assert.deepEqual(view.approvers, ['support', 'manager']);
+    assert.deepEqual(
+      view.approvals.map((s) => s.approver),
+      ['sam'],
+    );
+    assert.equal(view.revision, first.revision, 'nothing the signers saw changed');
+    assert.deepEqual(eventOf(await h.state(runId), 'approval.escalated').data, {
+      approvers: ['manager'],
+      deadline: view.deadline,
+      keepSignoffs: true,
+    });
+
+    const max = await h.decide(
+      view.trackingId,
+      { type: 'approve' },
+      { approver: { id: 'max', roles: ['manager'] } },
+    );
+    assert.equal(max.status, 'approved', "sam's sign-off and max's make two");
+    assert.deepEqual(await h.outcome(runId), { status: 'completed', output: 'paid out' });
+    assert.deepEqual(
+      executionsOf(runId).map((e) => e.tool),
+      ['payout_kept'],
+    );
   });
 
   it('refuses an escalated call nobody decided within the escalation deadline either', async () => {

@@ -1,6 +1,6 @@
 /* global document, window */
 import { api, ApiError, token } from './api.js';
-import { h } from './dom.js';
+import { h, setText } from './dom.js';
 import { subscribe } from './events.js';
 import { pendingStore } from './pending-store.js';
 import { approvalView } from './views/approval.js';
@@ -18,8 +18,9 @@ let toastTimer;
 const ctx = {
   state: { agents: [] },
   toast(message) {
+    // In the top bar, in the page's flow: it never covers what a decision just changed below it.
     const el = document.getElementById('toast');
-    el.textContent = message;
+    setText(el, message);
     el.classList.add('show');
     clearTimeout(toastTimer);
     toastTimer = setTimeout(() => el.classList.remove('show'), 3000);

@@ -1,4 +1,4 @@
-import { h, json } from './dom.js';
+import { bidiEscaped, h, hasBidi, json } from './dom.js';
 import { validate } from './validate.js';
 
 let counter = 0;
@@ -43,10 +43,17 @@ function field(key, schema, required, proposedValue, editable, onInput) {
       step: schema.type === 'integer' ? '1' : 'any',
       inputmode: 'decimal',
     });
-  } else if (kind === 'string' && !(schema.maxLength > 200)) {
+  } else if (kind === 'string' && !long(schema, proposedValue)) {
     control = h('input', { ...common, type: 'text', autocomplete: 'off' });
   } else {
-    control = h('textarea', { ...common, rows: kind === 'json' ? 4 : 3, spellcheck: 'false' });
+    // Multi-line text (a SQL query, an email body) is shown as the lines it holds, and grows with them.
+    const text = kind === 'string' && typeof proposedValue === 'string' ? proposedValue : json(proposedValue);
+    control = h('textarea', {
+      ...common,
+      class: 'grow',
+      rows: Math.min(20, Math.max(kind === 'json' ? 4 : 3, String(text ?? '').split('\n').length)),
+      spellcheck: 'false',
+    });
   }
   const error = h('p', { id: errorId, class: 'field-error', 'aria-live': 'polite' });
   const label = h(
@@ -57,6 +64,16 @@ function field(key, schema, required, proposedValue, editable, onInput) {
     editable ? null : h('span', { class: 'muted' }, ' (not editable)'),
   );
   const hint = schema?.description ? h('p', { class: 'hint' }, schema.description) : null;
+  // A direction control in a field would reorder what the field shows: say so, and show it marked.
+  const shown = kind === 'string' ? proposedValue : json(proposedValue);
+  const bidi = hasBidi(shown)
+    ? h(
+        'p',
+        { class: 'bidi-warning' },
+        'Holds hidden direction controls, marked here: ',
+        h('span', { class: 'bidi-text' }, shown),
+      )
+    : null;
 
   function set(value) {
     if (kind === 'enum')
@@ -97,7 +114,30 @@ function field(key, schema, required, proposedValue, editable, onInput) {
   }
 
   set(proposedValue);
-  return { key, element: h('div', { class: 'field' }, label, hint, control, error), set, read, showError };
+  if (hasBidi(shown)) control.setAttribute('title', bidiEscaped(shown));
+  return {
+    key,
+    element: h('div', { class: 'field' }, label, hint, control, bidi, error),
+    set,
+    read,
+    showError,
+    text: () => (kind === 'boolean' ? String(control.checked) : control.value),
+  };
+}
+
+/** Strings that do not fit a one-line input: a single-line input would drop their line breaks. */
+function long(schema, value) {
+  if (schema?.maxLength > 200) return true;
+  return typeof value === 'string' && (value.includes('\n') || value.length > 120);
+}
+
+/** The top-level argument a field error names: paths may be `args.x.0`, `/args/x/0`, `/x/0` or `x`. */
+export function errorKey(path, keys) {
+  const parts = String(path ?? '')
+    .split(/[./]/)
+    .filter(Boolean);
+  if (parts[0] === 'args' && !keys.has('args')) parts.shift();
+  return { key: parts[0], rest: parts.slice(1) };
 }
 
 /**
@@ -137,11 +177,7 @@ export function argsEditor({ schema, proposed, editableFields, onChange }) {
     const byField = new Map(fields.map((f) => [f.key, []]));
     const general = [];
     for (const e of errors) {
-      const parts = String(e.path ?? '')
-        .split(/[./]/)
-        .filter(Boolean);
-      if (parts[0] === 'args' && !byField.has('args')) parts.shift();
-      const [key, ...rest] = parts;
+      const { key, rest } = errorKey(e.path, byField);
       const message = rest.length > 0 ? `${rest.join('.')} ${e.message}` : e.message;
       if (key !== undefined && byField.has(key)) byField.get(key).push(message);
       else general.push(e.path ? `${e.path}: ${e.message}` : e.message);
@@ -158,6 +194,38 @@ export function argsEditor({ schema, proposed, editableFields, onChange }) {
       generalError,
     ),
     current,
+    /**
+     * What differs from the proposal, each change with the problems of its field: a value that
+     * is not valid is shown as such, never as an accepted change.
+     */
+    changes() {
+      const { args, errors } = current();
+      const keys = new Set(fields.map((f) => f.key));
+      const problems = new Map();
+      for (const e of errors) {
+        const { key, rest } = errorKey(e.path, keys);
+        if (key === undefined) continue;
+        problems.set(key, [
+          ...(problems.get(key) ?? []),
+          rest.length ? `${rest.join('.')} ${e.message}` : e.message,
+        ]);
+      }
+      const changes = diffArgs(proposed, args).map((c) =>
+        problems.has(c.path) ? { ...c, invalid: problems.get(c.path) } : c,
+      );
+      // A field that does not even read (not a number, not JSON) is a change too: its text, marked invalid.
+      for (const f of fields) {
+        if (!problems.has(f.key) || changes.some((c) => c.path === f.key)) continue;
+        if (f.read().error)
+          changes.push({
+            path: f.key,
+            before: proposed[f.key],
+            text: f.text(),
+            invalid: problems.get(f.key),
+          });
+      }
+      return { args, errors, changes };
+    },
     showErrors,
     reset() {
       for (const f of fields) f.set(proposed[f.key]);
@@ -174,21 +242,35 @@ export function diffArgs(before, after) {
     .map((key) => ({ path: key, before: before[key], after: after[key] }));
 }
 
-export function diffView(changes) {
-  if (changes.length === 0)
-    return h('p', { class: 'muted' }, 'No changes: approving runs the call as proposed.');
+/**
+ * Changes as `path: before → after`. A change with `invalid` problems is shown as not valid (red,
+ * wavy-underlined, with why), never as an accepted value: `text` is what the field holds when it does not
+ * even read as a value.
+ */
+export function diffView(changes, { empty = 'No changes: approving runs the call as proposed.' } = {}) {
+  if (changes.length === 0) return h('p', { class: 'muted' }, empty);
+  const shown = (value, none) => (value === undefined ? none : JSON.stringify(value));
   return h(
     'ul',
     { class: 'diff', 'aria-label': 'Changes against the proposal' },
     changes.map((c) =>
       h(
         'li',
-        {},
+        { class: c.invalid ? 'change-invalid' : null },
         h('code', {}, c.path),
         ': ',
-        h('del', {}, c.before === undefined ? '(absent)' : JSON.stringify(c.before)),
+        h('del', {}, shown(c.before, '(absent)')),
         ' → ',
-        h('ins', {}, c.after === undefined ? '(removed)' : JSON.stringify(c.after)),
+        c.invalid
+          ? [
+              h(
+                'mark',
+                { class: 'invalid-value' },
+                c.text !== undefined ? c.text : shown(c.after, '(removed)'),
+              ),
+              h('span', { class: 'invalid-why' }, ` not valid: ${c.invalid.join('; ')}`),
+            ]
+          : h('ins', {}, shown(c.after, '(removed)')),
       ),
     ),
   );

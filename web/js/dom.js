@@ -15,11 +15,76 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/**
+ * Bidirectional controls: marks (U+061C, U+200E, U+200F), embeddings and overrides
+ * (U+202A–U+202E) and isolates (U+2066–U+2069). Shown as they are, they reorder the text around
+ * them (U+202E makes `exe.txt` read `txt.exe`), so an approver could read other arguments than
+ * those that run.
+ */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const BIDI_NAMES = {
+  '\u061c': 'ARABIC LETTER MARK',
+  '\u200e': 'LEFT-TO-RIGHT MARK',
+  '\u200f': 'RIGHT-TO-LEFT MARK',
+  '\u202a': 'LEFT-TO-RIGHT EMBEDDING',
+  '\u202b': 'RIGHT-TO-LEFT EMBEDDING',
+  '\u202c': 'POP DIRECTIONAL FORMATTING',
+  '\u202d': 'LEFT-TO-RIGHT OVERRIDE',
+  '\u202e': 'RIGHT-TO-LEFT OVERRIDE',
+  '\u2066': 'LEFT-TO-RIGHT ISOLATE',
+  '\u2067': 'RIGHT-TO-LEFT ISOLATE',
+  '\u2068': 'FIRST STRONG ISOLATE',
+  '\u2069': 'POP DIRECTIONAL ISOLATE',
+};
+
+/** A bidirectional control as protocol/visible-text.ts writes it for the terminal and email: `\u202e`. */
+const escaped = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** Whether text holds a bidirectional control. */
+export const hasBidi = (text) => typeof text === 'string' && text.search(BIDI) >= 0;
+
+/** Text with each bidirectional control written as its escape, for places that take plain text only (input values, titles). */
+export const bidiEscaped = (text) => String(text).replace(BIDI, escaped);
+
+/**
+ * Text as nodes, every bidirectional control replaced by a visible, marked `\u202e`: seen, never
+ * obeyed, as the CLI and the email show it (protocol/visible-text.ts).
+ */
+export function visible(text) {
+  const value = String(text);
+  if (!hasBidi(value)) return document.createTextNode(value);
+  const fragment = document.createDocumentFragment();
+  let last = 0;
+  for (const match of value.matchAll(BIDI)) {
+    if (match.index > last) fragment.append(value.slice(last, match.index));
+    const char = match[0];
+    fragment.append(
+      h(
+        'span',
+        {
+          class: 'bidi-mark',
+          title: `Hidden direction control U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} ${BIDI_NAMES[char]}: shown here, not applied`,
+        },
+        escaped(char),
+      ),
+    );
+    last = match.index + char.length;
+  }
+  if (last < value.length) fragment.append(value.slice(last));
+  return fragment;
+}
+
 export function append(el, children) {
   for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
-    el.append(child instanceof Node ? child : String(child));
+    el.append(child instanceof Node ? child : visible(child));
   }
+  return el;
+}
+
+/** Replaces an element's text, marking bidirectional controls as `append` does. */
+export function setText(el, text) {
+  el.replaceChildren(visible(text ?? ''));
   return el;
 }
 
@@ -36,6 +101,11 @@ export function when(iso) {
   if (!iso) return '';
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? String(iso) : date.toLocaleString();
+}
+
+/** A moment as a `<time>` element, machine-readable as well as shown. */
+export function time(iso) {
+  return h('time', { datetime: iso }, when(iso));
 }
 
 export function statusChip(status) {

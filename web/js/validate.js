@@ -38,6 +38,11 @@ export function validate(schema, value, path = '') {
       at(`must be more than ${schema.exclusiveMinimum}`);
     if (schema.exclusiveMaximum !== undefined && value >= schema.exclusiveMaximum)
       at(`must be less than ${schema.exclusiveMaximum}`);
+    // Compared on the quotient, so 19.99 is a multiple of 0.01 despite binary fractions.
+    if (schema.multipleOf !== undefined) {
+      const quotient = value / schema.multipleOf;
+      if (Math.abs(quotient - Math.round(quotient)) > 1e-9) at(`must be a multiple of ${schema.multipleOf}`);
+    }
   }
   if (typeof value === 'string') {
     if (schema.minLength !== undefined && value.length < schema.minLength)

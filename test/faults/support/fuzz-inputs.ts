@@ -4,6 +4,9 @@ import type { Random } from './random.js';
  * Raw, already URL-encoded path segments: traversal, encodings, lone surrogates (as their UTF-8
  * bytes, which encodeURIComponent refuses to produce), control characters, odd unicode, huge ones.
  */
+/** Idempotency keys: a few reused ones, and ones the API must refuse (too long, not printable). */
+export const IDEMPOTENCY_KEYS = ['reused-1', 'reused-1', 'reused-2', '', ' ', 'x'.repeat(201), 'clé', 'k\tk'];
+
 export const SEGMENTS = [
   '',
   '.',

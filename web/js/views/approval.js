@@ -1,22 +1,69 @@
 import { api } from '../api.js';
 import { diffArgs, diffView } from '../args-editor.js';
-import { append, clear, h, json, statusChip, when } from '../dom.js';
+import { append, clear, h, json, statusChip, time } from '../dom.js';
 import { auditView } from './audit.js';
-import { decisionPanel } from './decision-panel.js';
+import { argValues, decisionPanel } from './decision-panel.js';
 import { modelWords, transcriptView } from './transcript.js';
 
-/** Each requirement of the policy, and how much of it is met: which rule asked, and who counts. */
-function requirementItems(a) {
-  return a.requirements.map((r) => {
-    const have = a.approvals.filter((s) => s.roles.some((role) => r.roles.includes(role))).length;
-    const why = r.tier ? `${r.tier}: ${r.reason}` : r.reason;
-    return h(
-      'li',
-      {},
-      `${r.roles.join(' or ')}: ${Math.min(have, r.count)} of ${r.count}${have >= r.count ? ' (met)' : ''} `,
-      h('span', { class: 'why' }, `(${why})`),
-    );
-  });
+/** What an approval is called: its tool, or what kind of decision it is when that says more. */
+export function approvalTitle(a) {
+  if (a.kind === 'plan') return 'Plan review';
+  if (a.kind === 'question') return 'Question from the agent';
+  if (a.kind === 'result') return `Result of ${a.tool}`;
+  return a.tool;
+}
+
+/** The arguments a rule's conditions name (`amount > 1000`), with the values they have now. */
+function ruleValues(reason, args) {
+  const names = new Set();
+  for (const m of reason.matchAll(/([A-Za-z_][A-Za-z0-9_.-]*) (?:>=|<=|!=|>|<|=|in |matches |is set)/g))
+    if (Object.hasOwn(args ?? {}, m[1])) names.add(m[1]);
+  if (names.size === 0) return null;
+  return h(
+    'span',
+    { class: 'rule-values' },
+    'where ',
+    [...names].map((name, i) => [
+      i > 0 ? ', ' : '',
+      h('code', {}, name),
+      ' is ',
+      h('code', {}, JSON.stringify(args[name])),
+    ]),
+  );
+}
+
+/** Which policy rule asked for this decision, who must give it, and how much of it is met. */
+function ruleView(a) {
+  const args = a.kind === 'call' ? (a.outcome?.args ?? a.args) : undefined;
+  return h(
+    'section',
+    { class: 'rule', 'aria-label': 'Why this needs a decision' },
+    h('h3', {}, 'Asked for by the policy'),
+    h(
+      'ul',
+      { class: 'requirements' },
+      a.requirements.map((r) => {
+        const have = a.approvals.filter((s) => s.roles.some((role) => r.roles.includes(role))).length;
+        return h(
+          'li',
+          {},
+          h(
+            'span',
+            { class: 'need' },
+            `${r.roles.join(' or ')}: ${Math.min(have, r.count)} of ${r.count}${have >= r.count ? ' (met)' : ''}`,
+          ),
+          h(
+            'span',
+            { class: 'why' },
+            r.tier ? [h('span', { class: 'tier' }, r.tier), ' · '] : null,
+            'rule ',
+            h('q', {}, r.reason),
+          ),
+          ruleValues(r.reason, args),
+        );
+      }),
+    ),
+  );
 }
 
 function facts(a) {
@@ -25,10 +72,10 @@ function facts(a) {
     ['Run', h('a', { href: `#/runs/${encodeURIComponent(a.runId)}` }, a.runId)],
     ['Tracking id', h('code', {}, a.trackingId)],
     ['Requested by', a.requester ?? 'unknown'],
-    ['Requested', when(a.requestedAt)],
-    ['Deadline', `${when(a.deadline)}${a.escalated ? ' (escalated)' : ''}`],
+    ['Requested', time(a.requestedAt)],
+    ['Deadline', [time(a.deadline), a.escalated ? ' (escalated)' : '']],
     ['Who may decide', a.approvers.join(', ')],
-    ['Needs', h('ul', { class: 'requirements' }, requirementItems(a))],
+    ['Revision', String(a.revision)],
     ['Approved by', a.approvals.length ? a.approvals.map((s) => s.approver).join(', ') : 'nobody yet'],
   ];
   return h(
@@ -38,18 +85,39 @@ function facts(a) {
   );
 }
 
-function proposal(a) {
+/** A decided approval's proposal, as it finally stood. */
+function decidedProposal(a) {
   if (a.kind === 'question')
     return [h('h2', {}, 'Question'), h('p', { class: 'question' }, a.question ?? '')];
-  if (a.kind === 'plan') return [];
+  if (a.kind === 'plan')
+    return [
+      h('h2', {}, 'Plan'),
+      h(
+        'ol',
+        { class: 'plan' },
+        (a.outcome?.plan ?? a.plan ?? []).map((step) =>
+          h('li', {}, h('code', {}, step.tool), argValues(step.args)),
+        ),
+      ),
+    ];
   const parts = [
-    h('h2', {}, 'Proposed call'),
+    h('h2', {}, 'Call'),
     h('p', {}, h('code', {}, a.tool)),
-    h('pre', { class: 'args', 'aria-label': 'Proposed arguments' }, json(a.args)),
+    argValues(a.outcome?.args ?? a.args),
   ];
   if (a.kind === 'result') parts.push(h('h2', {}, 'Result for review'), h('pre', {}, json(a.result)));
   return parts;
 }
+
+/** How an approval ended, as the lists and the approval view say it. */
+export const HOW = {
+  approved: 'Approved',
+  edited: 'Approved with edits',
+  rejected: 'Rejected',
+  responded: 'Answered',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
+};
 
 function outcome(a) {
   const o = a.outcome;
@@ -58,22 +126,35 @@ function outcome(a) {
     'section',
     { class: 'panel', 'aria-label': 'Outcome' },
     h('h2', {}, 'Outcome'),
-    h('p', {}, statusChip(o.status), o.by.length ? ` by ${o.by.join(', ')}` : '', ` · ${when(o.at)}`),
+    h(
+      'p',
+      {},
+      statusChip(o.status),
+      ` ${HOW[o.status] ?? o.status}`,
+      o.by.length ? ` by ${o.by.join(', ')}` : '',
+      ' · ',
+      time(o.at),
+    ),
     o.message ? h('p', {}, '“', o.message, '”') : null,
     o.diff?.length ? diffView(o.diff) : null,
-    o.plan ? h('pre', {}, json(o.plan)) : null,
     o.result !== undefined ? h('pre', {}, json(o.result)) : null,
   );
 }
 
-/** One approval: its run's context, the proposal, the decision panel or outcome, the audit trail. */
+/**
+ * One approval. At the top, side by side: the proposal (the arguments editor) and the decision
+ * panel (why it is asked, approve, reject), so both are in the first screenful; below them the
+ * run's context, the details, the raw JSON and the audit trail.
+ */
 export async function approvalView(ctx, trackingId) {
   const root = h('article', { class: 'approval' });
   let shown = null;
   let loads = 0;
-  async function load() {
+  /** `ownDecision`: this page just decided, so a new revision is its own doing, not news. */
+  async function load({ ownDecision = false } = {}) {
     // A live update and a decision can both reload: only the latest one started may render.
     const mine = ++loads;
+    if (ownDecision) shown = null;
     const { data: a } = await api(`/api/approvals/${encodeURIComponent(trackingId)}`);
     const run = await api(`/api/runs/${encodeURIComponent(a.runId)}`).then(
       (r) => r.data,
@@ -103,28 +184,51 @@ export async function approvalView(ctx, trackingId) {
         : null;
     shown = a;
     const words = run ? modelWords(run.transcript, a.toolCallId) : '';
+    const pending = a.status === 'pending';
+    const decision = pending ? decisionPanel(ctx, a, load, { rule: ruleView(a) }) : null;
     append(clear(root), [
-      h('h1', {}, a.kind === 'question' ? 'Question from ' : '', a.tool, ' ', statusChip(a.status)),
-      changed,
+      h('h1', {}, approvalTitle(a), ' ', statusChip(a.status)),
       h('p', { class: 'lede' }, a.description),
-      facts(a),
+      h(
+        'p',
+        { class: 'meta muted' },
+        `Requested by ${a.requester ?? 'unknown'} · ${a.agent} · `,
+        h('a', { href: `#/runs/${encodeURIComponent(a.runId)}` }, 'run'),
+        pending ? [' · due ', time(a.deadline), a.escalated ? ' (escalated)' : ''] : null,
+      ),
+      changed,
+      h(
+        'div',
+        { class: 'approval-grid' },
+        decision
+          ? decision.work
+          : h('section', { class: 'work', 'aria-label': 'Proposal' }, decidedProposal(a)),
+        h('div', { class: 'side' }, decision ? decision.panel : [ruleView(a), outcome(a)]),
+      ),
       run
         ? h(
             'section',
             { 'aria-label': 'Context' },
             h('h2', {}, 'Context'),
-            h('p', {}, h('span', { class: 'muted' }, 'Asked: '), run.input),
+            h('p', { class: 'asked' }, h('span', { class: 'muted' }, 'Asked: '), run.input),
             words ? h('blockquote', { class: 'words' }, words) : null,
             h(
               'details',
               {},
               h('summary', {}, 'Full transcript'),
-              transcriptView(run.transcript, { highlight: a.toolCallId }),
+              transcriptView(run.transcript, { highlight: a.toolCallId, approvals: run.approvals }),
             ),
           )
         : null,
-      proposal(a),
-      a.status === 'pending' ? decisionPanel(ctx, a, load) : outcome(a),
+      h('section', { 'aria-label': 'Details' }, h('h2', {}, 'Details'), facts(a)),
+      h(
+        'details',
+        { class: 'raw' },
+        h('summary', {}, 'Raw JSON'),
+        h('pre', { class: 'args', 'aria-label': 'Proposed arguments' }, json(a.args)),
+        a.plan ? h('pre', { 'aria-label': 'Proposed plan' }, json(a.plan)) : null,
+        a.result !== undefined ? h('pre', { 'aria-label': 'Result' }, json(a.result)) : null,
+      ),
       h('section', { 'aria-label': 'Audit trail' }, h('h2', {}, 'Audit trail'), auditView(a.decisions)),
     ]);
   }
@@ -134,6 +238,6 @@ export async function approvalView(ctx, trackingId) {
     wants: (event) =>
       event.trackingId === trackingId &&
       ['approval.decided', 'approval.settled', 'approval.escalated'].includes(event.type),
-    reload: load,
+    reload: () => load(),
   };
 }

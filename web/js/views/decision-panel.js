@@ -1,6 +1,6 @@
 import { api, ApiError } from '../api.js';
-import { argsEditor, diffArgs, diffView } from '../args-editor.js';
-import { h, json } from '../dom.js';
+import { argsEditor, diffView } from '../args-editor.js';
+import { h, json, setText } from '../dom.js';
 import { planEditor } from './plan.js';
 
 const DONE = { approve: 'Approved', edit: 'Approved with edits', reject: 'Rejected', respond: 'Answered' };
@@ -24,10 +24,34 @@ function answerValue(text, schema) {
   }
 }
 
-/** Approve, edit, reject with a reason, or respond: whatever this approval allows. */
-export function decisionPanel(ctx, a, reload) {
+/** Arguments as a person reads them: one line a field, multi-line strings as their lines. */
+export function argValues(args) {
+  const entries = Object.entries(args ?? {});
+  if (entries.length === 0) return h('p', { class: 'muted' }, 'No arguments.');
+  return h(
+    'dl',
+    { class: 'arg-values' },
+    entries.map(([key, value]) => [
+      h('dt', {}, h('code', {}, key)),
+      h('dd', {}, h('pre', {}, typeof value === 'string' ? value : json(value))),
+    ]),
+  );
+}
+
+/**
+ * Approve, edit, reject with a reason, or respond: whatever this approval allows. Returns the
+ * proposal as the approver works on it (`work`: the arguments editor, the plan, the question) and
+ * the `panel` of decision controls, to be shown side by side: the buttons where the eye lands,
+ * the arguments they act on beside them. `rule` (why this needs a decision) heads the panel.
+ */
+export function decisionPanel(ctx, a, reload, { rule } = {}) {
   const allowed = new Set(a.allowedDecisions);
+  // Problems with what is about to be sent sit right above the buttons that send it.
   const status = h('p', { class: 'form-status', role: 'alert' });
+  const say = (text, problem = false) => {
+    setText(status, text);
+    status.classList.toggle('problem', problem);
+  };
   const buttons = [];
   const button = (label, cls, onclick) => {
     const b = h('button', { type: 'button', class: cls, onclick });
@@ -37,7 +61,7 @@ export function decisionPanel(ctx, a, reload) {
   };
 
   async function send(decision, showFieldErrors) {
-    status.textContent = 'Sending…';
+    say('Sending…');
     for (const b of buttons) b.disabled = true;
     try {
       const { status: code, data } = await api(
@@ -54,11 +78,11 @@ export function decisionPanel(ctx, a, reload) {
         },
       );
       if (code === 202) {
-        status.textContent = 'Sent; waiting for the run to take it…';
+        say('Sent; waiting for the run to take it…');
         await pollOutcome(data.location);
       }
       ctx.toast(DONE[decision.type]);
-      await reload();
+      await reload({ ownDecision: true });
     } catch (err) {
       if (err instanceof ApiError && err.status === 412) {
         // Someone changed the proposal while this page was open: show the new one before any button acts.
@@ -69,12 +93,13 @@ export function decisionPanel(ctx, a, reload) {
         return;
       }
       if (err instanceof ApiError && err.fields.length > 0 && showFieldErrors) showFieldErrors(err.fields);
-      status.textContent = err.message;
+      say(err.message, true);
       for (const b of buttons) b.disabled = false;
     }
   }
 
-  const sections = [];
+  const work = [];
+  const actions = [];
   let approveAction = () => send({ type: 'approve' });
 
   if (a.kind === 'call' && allowed.has('edit')) {
@@ -87,25 +112,26 @@ export function decisionPanel(ctx, a, reload) {
     });
     const approveButton = button('Approve', 'primary', () => approveAction());
     const update = () => {
-      const { args, errors } = editor.current();
+      const { errors, changes } = editor.changes();
       editor.showErrors(errors);
-      const changes = diffArgs(a.args, args);
       diff.replaceChildren(diffView(changes));
       approveButton.textContent = changes.length > 0 ? 'Approve with edits' : 'Approve';
       approveButton.disabled = changes.length === 0 && !allowed.has('approve');
+      if (errors.length === 0 && status.textContent.startsWith('Some arguments')) say('');
     };
     approveAction = () => {
-      const { args, errors } = editor.current();
+      const { args, errors, changes } = editor.changes();
       if (errors.length > 0) {
         editor.showErrors(errors);
-        status.textContent = 'Some arguments are not valid: see the fields above.';
+        say('Some arguments are not valid: see the fields marked in red.', true);
         return;
       }
-      if (diffArgs(a.args, args).length === 0) return send({ type: 'approve' });
+      if (changes.length === 0) return send({ type: 'approve' });
       return send({ type: 'edit', args }, (fields) => editor.showErrors(fields));
     };
-    sections.push(
-      h('h2', {}, 'Arguments'),
+    work.push(
+      h('h2', {}, 'Proposed call'),
+      h('p', { class: 'tool' }, h('code', {}, a.tool)),
       // Enter in a field must never approve: deciding takes an explicit press of a button.
       h(
         'form',
@@ -117,14 +143,14 @@ export function decisionPanel(ctx, a, reload) {
       h(
         'div',
         { class: 'row' },
-        approveButton,
         button('Reset to proposed', 'secondary', () => {
           editor.reset();
           update();
-          status.textContent = '';
+          say('');
         }),
       ),
     );
+    actions.push(h('div', { class: 'row' }, approveButton));
     update();
   } else if (a.kind === 'plan' && allowed.has('edit')) {
     const tools = ctx.state.agents.find((agent) => agent.name === a.agent)?.tools ?? [];
@@ -141,34 +167,55 @@ export function decisionPanel(ctx, a, reload) {
       const current = plan.current();
       if (current.errors.length > 0) {
         plan.showErrors(current.errors);
-        status.textContent = 'Some steps are not valid: see above.';
+        say('Some steps are not valid: see the fields marked in red.', true);
         return;
       }
       return send({ type: 'edit', plan: current.plan }, (fields) => plan.showErrors(fields));
     };
-    sections.push(
+    work.push(
       h('h2', {}, 'Plan'),
       plan.element,
       h(
         'div',
         { class: 'row' },
-        approveButton,
         button('Reset to proposed', 'secondary', () => {
           plan.reset();
           approveButton.textContent = 'Approve plan';
+          say('');
         }),
       ),
     );
-  } else if (allowed.has('approve')) {
-    sections.push(
-      h(
-        'div',
-        { class: 'row' },
-        button(a.kind === 'result' ? 'Approve result' : 'Approve', 'primary', () => approveAction()),
-      ),
-    );
+    actions.push(h('div', { class: 'row' }, approveButton));
+  } else {
+    if (a.kind === 'question')
+      work.push(h('h2', {}, 'Question'), h('p', { class: 'question' }, a.question ?? ''));
+    else if (a.kind === 'plan')
+      work.push(
+        h('h2', {}, 'Plan'),
+        h(
+          'ol',
+          { class: 'plan' },
+          (a.plan ?? []).map((step) => h('li', {}, h('code', {}, step.tool), argValues(step.args))),
+        ),
+      );
+    else
+      work.push(
+        h('h2', {}, 'Proposed call'),
+        h('p', { class: 'tool' }, h('code', {}, a.tool)),
+        argValues(a.args),
+      );
+    if (a.kind === 'result') work.push(h('h2', {}, 'Result for review'), h('pre', {}, json(a.result)));
+    if (allowed.has('approve'))
+      actions.push(
+        h(
+          'div',
+          { class: 'row' },
+          button(a.kind === 'result' ? 'Approve result' : 'Approve', 'primary', () => approveAction()),
+        ),
+      );
   }
 
+  let respond = null;
   if (allowed.has('respond')) {
     const id = `respond-${a.trackingId}`;
     const label =
@@ -190,8 +237,7 @@ export function decisionPanel(ctx, a, reload) {
           rows: 3,
           value: a.kind === 'result' && a.result !== undefined ? json(a.result) : '',
         });
-    sections.push(
-      h('h2', {}, a.kind === 'question' ? 'Answer' : 'Respond'),
+    const parts = [
       h('label', { for: id }, label),
       area,
       h(
@@ -201,25 +247,45 @@ export function decisionPanel(ctx, a, reload) {
           send({ type: 'respond', result: answerValue(area.value, a.schema) }),
         ),
       ),
-    );
+    ];
+    // Answering in a tool's place is the rare choice for a call: folded, below approve and reject.
+    respond =
+      a.kind === 'call'
+        ? h('details', { class: 'respond' }, h('summary', {}, 'Answer in the tool’s place instead'), parts)
+        : h('div', { class: 'respond' }, parts);
+    if (a.kind !== 'call') actions.push(respond);
   }
 
   if (allowed.has('reject')) {
     const id = `reason-${a.trackingId}`;
     const area = h('textarea', { id, rows: 2, maxlength: 4000 });
-    sections.push(
-      h('h2', {}, 'Reject'),
-      h('label', { for: id }, 'Reason (the model is told, and must not retry the call)'),
-      area,
+    actions.push(
       h(
         'div',
-        { class: 'row' },
-        button('Reject', 'danger', () =>
-          send(area.value.trim() ? { type: 'reject', message: area.value.trim() } : { type: 'reject' }),
+        { class: 'reject' },
+        h('label', { for: id }, 'Reason to reject (the model is told, and must not retry the call)'),
+        area,
+        h(
+          'div',
+          { class: 'row' },
+          button('Reject', 'danger', () =>
+            send(area.value.trim() ? { type: 'reject', message: area.value.trim() } : { type: 'reject' }),
+          ),
         ),
       ),
     );
   }
+  if (respond && a.kind === 'call') actions.push(respond);
 
-  return h('section', { class: 'panel', 'aria-label': 'Decision' }, sections, status);
+  return {
+    work: h('section', { class: 'work', 'aria-label': 'Proposal' }, work),
+    panel: h(
+      'section',
+      { class: 'panel decision', 'aria-label': 'Decision' },
+      h('h2', {}, 'Your decision'),
+      rule,
+      status,
+      actions,
+    ),
+  };
 }

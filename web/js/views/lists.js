@@ -1,41 +1,51 @@
 import { api } from '../api.js';
-import { h, statusChip, when } from '../dom.js';
+import { h, statusChip, time } from '../dom.js';
 import { pagedList, pageQuery } from '../paged.js';
+import { HOW, approvalTitle } from './approval.js';
 
-function card(a) {
+/** Who decided, how and when; or why no one did. */
+function decidedLine(o) {
+  if (!o) return null;
+  return h(
+    'span',
+    { class: 'decided-by' },
+    HOW[o.status] ?? o.status,
+    o.by.length ? ` by ${o.by.join(', ')}` : '',
+    ' · ',
+    time(o.at),
+  );
+}
+
+function card(ctx, a) {
   const tiers = a.requirements.filter((r) => r.tier).map((r) => r.tier);
   const quorum =
     (a.requiredApprovals > 1 || a.requirements.length > 1
       ? ` · ${a.approvals.length} approval(s), needs ${a.requirements.map((r) => `${r.count} ${r.roles.join('/')}`).join(' + ')}`
       : '') + (tiers.length ? ` · ${tiers.join(', ')}` : '');
+  const pending = a.status === 'pending';
   return h(
     'li',
     { class: 'card' },
     h(
       'a',
       { href: `#/approvals/${encodeURIComponent(a.trackingId)}` },
-      h(
-        'span',
-        { class: 'card-title' },
-        h('strong', {}, a.tool),
-        ' ',
-        statusChip(a.status),
-        a.kind !== 'call' ? h('span', { class: 'chip' }, a.kind) : null,
-      ),
+      h('span', { class: 'card-title' }, h('strong', {}, approvalTitle(a)), ' ', statusChip(a.status)),
       h('span', { class: 'card-desc' }, a.question ?? a.description),
+      pending ? null : decidedLine(a.outcome),
       h(
         'span',
         { class: 'muted' },
-        `${a.agent} · requested ${when(a.requestedAt)}`,
-        a.status === 'pending' ? ` · due ${when(a.deadline)}${quorum}` : '',
+        `${a.agent} · requested by ${a.requester ?? 'unknown'}, `,
+        time(a.requestedAt),
+        pending ? [' · due ', time(a.deadline), quorum] : '',
       ),
     ),
   );
 }
 
-function render(list, note, approvals, empty) {
+function render(ctx, list, note, approvals, empty) {
   const sorted = [...approvals].sort((a, b) => (a.requestedAt < b.requestedAt ? 1 : -1));
-  list.replaceChildren(...sorted.map(card));
+  list.replaceChildren(...sorted.map((a) => card(ctx, a)));
   note.textContent = sorted.length === 0 ? empty : '';
 }
 
@@ -46,6 +56,7 @@ export async function inboxView(ctx) {
   const note = h('p', { class: 'muted' });
   const show = () =>
     render(
+      ctx,
       list,
       note,
       ctx.pending.items.values(),
@@ -69,7 +80,7 @@ export async function decidedView(ctx) {
     {
       label: 'Show older decisions',
       onError: (err) => ctx.toast(err.message),
-      onChange: (items) => render(list, note, items, 'No decided approvals yet.'),
+      onChange: (items) => render(ctx, list, note, items, 'No decided approvals yet.'),
     },
   );
   await decided.reload();

@@ -1,33 +1,51 @@
-import { h, json } from '../dom.js';
-import { validate } from '../validate.js';
+import { argsEditor, diffView } from '../args-editor.js';
+import { h, setText } from '../dom.js';
 
 /**
  * Plan review: the calls of one turn as one list a human may reorder, cut, edit, or extend with
- * other tools of the agent, before any of them runs.
+ * other tools of the agent, before any of them runs. Each step's arguments are a form generated
+ * from its tool's schema, as for a single call: a multi-line string (a SQL query) reads and edits
+ * as the lines it holds.
  */
 export function planEditor({ proposed, tools, onChange }) {
-  let steps = proposed.map((s) => ({ ...s, text: json(s.args) }));
   const list = h('ol', { class: 'plan' });
   const general = h('p', { class: 'field-error', 'aria-live': 'polite' });
-  const schemaOf = (tool) => tools.find((t) => t.name === tool)?.parameters;
+  const toolOf = (name) => tools.find((t) => t.name === name);
 
-  function render(errors = []) {
+  function makeStep({ tool, args, toolCallId }) {
+    const spec = toolOf(tool);
+    const step = {
+      tool,
+      toolCallId,
+      proposed: args,
+      diff: h('div', { class: 'diff-box step-diff', 'aria-live': 'polite' }),
+      error: h('p', { class: 'field-error' }),
+    };
+    step.editor = argsEditor({
+      schema: spec?.parameters,
+      proposed: args,
+      // A step the model proposed keeps the fields its tool's policy locks; a step a human adds is theirs to fill.
+      editableFields: toolCallId ? spec?.approval?.editableFields : undefined,
+      onChange: () => {
+        showDiff(step);
+        onChange?.();
+      },
+    });
+    showDiff(step);
+    return step;
+  }
+
+  function showDiff(step) {
+    if (!step.toolCallId) return step.diff.replaceChildren();
+    const { changes } = step.editor.changes();
+    step.diff.replaceChildren(changes.length ? diffView(changes) : '');
+  }
+
+  let steps = proposed.map(makeStep);
+
+  function render() {
     list.replaceChildren(
       ...steps.map((step, i) => {
-        const id = `plan-step-${i}`;
-        const stepErrors = errors.filter((e) => e.step === i).map((e) => e.message);
-        const area = h('textarea', {
-          id,
-          rows: 4,
-          spellcheck: 'false',
-          'aria-describedby': `${id}-error`,
-          'aria-invalid': stepErrors.length > 0 ? 'true' : 'false',
-          value: step.text,
-          oninput: (e) => {
-            step.text = e.target.value;
-            onChange?.();
-          },
-        });
         const move = (delta) => () => {
           const j = i + delta;
           if (j < 0 || j >= steps.length) return;
@@ -39,44 +57,54 @@ export function planEditor({ proposed, tools, onChange }) {
           'li',
           { class: 'plan-step' },
           h(
-            'label',
-            { for: id },
-            `Step ${i + 1}: `,
-            h('code', {}, step.tool),
-            step.toolCallId ? '' : h('span', { class: 'chip' }, 'added'),
-          ),
-          area,
-          h('p', { id: `${id}-error`, class: 'field-error' }, stepErrors.join('; ')),
-          h(
-            'div',
-            { class: 'row' },
+            'fieldset',
+            {},
             h(
-              'button',
-              { type: 'button', onclick: move(-1), disabled: i === 0, 'aria-label': `Move step ${i + 1} up` },
-              '↑ Up',
+              'legend',
+              {},
+              `Step ${i + 1}: `,
+              h('code', {}, step.tool),
+              step.toolCallId ? '' : [' ', h('span', { class: 'chip' }, 'added')],
             ),
+            step.editor.element,
+            step.diff,
+            step.error,
             h(
-              'button',
-              {
-                type: 'button',
-                onclick: move(1),
-                disabled: i === steps.length - 1,
-                'aria-label': `Move step ${i + 1} down`,
-              },
-              '↓ Down',
-            ),
-            h(
-              'button',
-              {
-                type: 'button',
-                onclick: () => {
-                  steps.splice(i, 1);
-                  render();
-                  onChange?.();
+              'div',
+              { class: 'row' },
+              h(
+                'button',
+                {
+                  type: 'button',
+                  onclick: move(-1),
+                  disabled: i === 0,
+                  'aria-label': `Move step ${i + 1} up`,
                 },
-                'aria-label': `Remove step ${i + 1}`,
-              },
-              'Remove',
+                '↑ Up',
+              ),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  onclick: move(1),
+                  disabled: i === steps.length - 1,
+                  'aria-label': `Move step ${i + 1} down`,
+                },
+                '↓ Down',
+              ),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  onclick: () => {
+                    steps.splice(i, 1);
+                    render();
+                    onChange?.();
+                  },
+                  'aria-label': `Remove step ${i + 1}`,
+                },
+                'Remove',
+              ),
             ),
           ),
         );
@@ -99,7 +127,7 @@ export function planEditor({ proposed, tools, onChange }) {
       {
         type: 'button',
         onclick: () => {
-          steps.push({ tool: picker.value, args: {}, text: '{}' });
+          steps.push(makeStep({ tool: picker.value, args: {} }));
           render();
           onChange?.();
         },
@@ -111,15 +139,8 @@ export function planEditor({ proposed, tools, onChange }) {
   function current() {
     const errors = [];
     const plan = steps.map((step, i) => {
-      let args;
-      try {
-        args = JSON.parse(step.text);
-      } catch {
-        errors.push({ step: i, message: 'not valid JSON' });
-        return { tool: step.tool, args: {} };
-      }
-      for (const e of validate(schemaOf(step.tool), args))
-        errors.push({ step: i, message: `${e.path || 'arguments'} ${e.message}` });
+      const { args, errors: stepErrors } = step.editor.current();
+      for (const e of stepErrors) errors.push({ step: i, path: e.path, message: e.message });
       return step.toolCallId
         ? { tool: step.tool, args, toolCallId: step.toolCallId }
         : { tool: step.tool, args };
@@ -127,34 +148,49 @@ export function planEditor({ proposed, tools, onChange }) {
     return { plan, errors };
   }
 
+  const original = JSON.stringify(
+    proposed.map(({ tool, args, toolCallId }) => (toolCallId ? { tool, args, toolCallId } : { tool, args })),
+  );
+
   render();
   return {
     element: h('div', { class: 'plan-editor' }, list, add, general),
     current,
-    changed: () =>
-      JSON.stringify(current().plan) !==
-      JSON.stringify(
-        proposed.map(({ tool, args, toolCallId }) =>
-          toolCallId ? { tool, args, toolCallId } : { tool, args },
-        ),
-      ),
-    /** Server errors name steps as `plan.<i>.…`. */
+    changed: () => JSON.stringify(current().plan) !== original,
+    /**
+     * Errors beside their step and field: ours name the step, the server's name it in their path
+     * (`plan.<i>.args.<field>` or `/plan/<i>/args/<field>`).
+     */
     showErrors(errors) {
-      const mapped = [];
+      const byStep = steps.map(() => ({ fields: [], other: [] }));
       const other = [];
       for (const e of errors) {
-        const match = /^plan[./](\d+)[./]?(.*)$/.exec(e.path ?? '');
-        if (match) mapped.push({ step: Number(match[1]), message: `${match[2] || 'step'} ${e.message}` });
-        else if (e.step !== undefined) mapped.push(e);
-        else other.push(e.path ? `${e.path}: ${e.message}` : e.message);
+        let step = e.step;
+        let path = e.path ?? '';
+        const match = /^\/?plan[./](\d+)(?:[./](.*))?$/.exec(path);
+        if (step === undefined && match) {
+          step = Number(match[1]);
+          path = match[2] ?? '';
+        }
+        if (step === undefined || !byStep[step]) {
+          other.push(e.path ? `${e.path}: ${e.message}` : e.message);
+          continue;
+        }
+        const field = /^args(?:[./](.*))?$/.exec(path);
+        if (field && field[1]) byStep[step].fields.push({ path: field[1], message: e.message });
+        else if (step === e.step && path) byStep[step].fields.push({ path, message: e.message });
+        else byStep[step].other.push(path ? `${path} ${e.message}` : e.message);
       }
-      render(mapped);
-      general.textContent = other.join('; ');
+      steps.forEach((step, i) => {
+        step.editor.showErrors(byStep[i].fields);
+        setText(step.error, byStep[i].other.join('; '));
+      });
+      setText(general, other.join('; '));
     },
     reset() {
-      steps = proposed.map((s) => ({ ...s, text: json(s.args) }));
+      steps = proposed.map(makeStep);
       render();
-      general.textContent = '';
+      setText(general, '');
     },
   };
 }

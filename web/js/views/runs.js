@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { append, clear, h, statusChip, when } from '../dom.js';
+import { append, clear, h, setText, statusChip, when } from '../dom.js';
 import { pagedList, pageQuery } from '../paged.js';
 import { auditView } from './audit.js';
 import { transcriptView } from './transcript.js';
@@ -38,10 +38,10 @@ function startForm(ctx, onStarted) {
             body: { agent: agent.value, input: input.value },
           });
           input.value = '';
-          status.textContent = '';
+          setText(status, '');
           onStarted(data.runId);
         } catch (err) {
-          status.textContent = err.message;
+          setText(status, err.message);
         }
       },
     },
@@ -173,10 +173,14 @@ export async function runView(ctx, runId) {
                 class: 'danger',
                 onclick: async () => {
                   try {
-                    await api(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' });
+                    // The audit trail records who cancelled and through which channel.
+                    await api(`/api/runs/${encodeURIComponent(runId)}/cancel`, {
+                      method: 'POST',
+                      headers: { 'x-countersign-channel': 'inbox' },
+                    });
                     ctx.toast('Cancelling the run');
                   } catch (err) {
-                    status.textContent = err.message;
+                    setText(status, err.message);
                   }
                 },
               },
@@ -186,7 +190,7 @@ export async function runView(ctx, runId) {
         : null,
       status,
       h('h2', {}, 'Conversation'),
-      transcriptView(run.transcript),
+      transcriptView(run.transcript, { approvals: run.approvals }),
       h('h2', {}, 'Audit trail'),
       auditView(run.audit),
     ]);

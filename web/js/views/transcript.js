@@ -1,3 +1,4 @@
+import { diffArgs, diffView } from '../args-editor.js';
 import { h, json } from '../dom.js';
 
 function args(text) {
@@ -8,8 +9,62 @@ function args(text) {
   }
 }
 
-/** The run's conversation, as text only: what the user asked, what the model said and called, what tools answered. */
-export function transcriptView(messages, { highlight } = {}) {
+function parsed(text) {
+  try {
+    const value = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The calls a human changed before they ran, by tool call id: who, and what changed between the
+ * arguments the model proposed and those that ran (an edited call, or a step of an edited plan).
+ */
+function humanEdits(messages, approvals) {
+  const proposed = new Map();
+  for (const m of messages)
+    for (const c of m.role === 'assistant' ? (m.tool_calls ?? []) : [])
+      proposed.set(c.id, parsed(c.function.arguments));
+  const edits = new Map();
+  for (const a of approvals ?? []) {
+    const o = a.outcome;
+    if (o?.status !== 'edited') continue;
+    if (a.kind === 'call' && o.args) {
+      const before = proposed.get(a.toolCallId) ?? a.args;
+      edits.set(a.toolCallId, { by: o.by, changes: diffArgs(before, o.args) });
+    } else if (a.kind === 'plan' && o.plan) {
+      for (const step of o.plan) {
+        const before = step.toolCallId ? proposed.get(step.toolCallId) : undefined;
+        if (!before) continue;
+        const changes = diffArgs(before, step.args);
+        if (changes.length > 0) edits.set(step.toolCallId, { by: o.by, changes });
+      }
+    }
+  }
+  return edits;
+}
+
+function editMark(edit) {
+  return h(
+    'div',
+    { class: 'human-edit', role: 'note' },
+    h(
+      'strong',
+      {},
+      `✎ Arguments edited by ${edit.by.length ? edit.by.join(', ') : 'a human'} before the call ran`,
+    ),
+    diffView(edit.changes, { empty: 'The arguments ran as the model proposed them.' }),
+  );
+}
+
+/**
+ * The run's conversation, as text only: what the user asked, what the model said and called, what
+ * tools answered; and, between a call and its result, where a human changed its arguments.
+ */
+export function transcriptView(messages, { highlight, approvals } = {}) {
+  const edits = humanEdits(messages, approvals);
   return h(
     'ol',
     { class: 'transcript' },
@@ -35,6 +90,7 @@ export function transcriptView(messages, { highlight } = {}) {
         return h(
           'li',
           { class: 'msg msg-tool' },
+          edits.has(m.tool_call_id) ? editMark(edits.get(m.tool_call_id)) : null,
           h('span', { class: 'role' }, `Tool result (${m.tool_call_id})`),
           h('pre', {}, m.content),
         );

@@ -1,0 +1,367 @@
+// What an approver sees and types in the inbox, in Chromium at 1280×900: the decision controls in
+// the first screenful beside the arguments, the rule that asked, the edited call everywhere after
+// an edit, invalid values shown as invalid, plan steps as readable multi-line text, direction
+// controls marked, and a cancel recorded with its channel.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { z } from 'zod';
+import { defineAgent, defineTool } from '../../define/index.js';
+import { launchChromium } from '../support/chromium.js';
+import { call, calls, say } from '../support/fake-model.js';
+import { apiTestAgents, tokens } from '../support/api-agents.js';
+import { startStack, type Stack } from '../support/stack.js';
+
+const VIEWPORT = { width: 1280, height: 900 };
+
+/** Side effects of this file's tools, per run. */
+const ran: { runId: string; tool: string; args: Record<string, unknown> }[] = [];
+
+/** A tiered payment: over 1,000 it needs a human of the `large payment` tier. */
+const pay = defineTool({
+  name: 'pay',
+  description: 'Pay a supplier.',
+  parameters: z.object({
+    supplier: z.string().min(1),
+    amount: z.number().positive().max(1_000_000),
+    note: z.string().max(500).optional(),
+  }),
+  approval: {
+    when: {
+      if: { arg: 'amount', op: 'gt', value: 1000 },
+      then: { approve: { name: 'large payment', approvers: ['admin', 'treasurer'] } },
+      else: 'auto',
+    },
+    decisions: ['approve', 'edit', 'reject', 'respond'],
+    editableFields: ['amount', 'note'],
+    description: 'Pay {{amount}} to {{supplier}}',
+    approvers: ['admin'],
+  },
+  async execute(args, context) {
+    ran.push({ runId: context.runId, tool: 'pay', args });
+    return { paid: args.amount, to: args.supplier };
+  },
+});
+
+const payments = defineAgent({
+  name: 'payments',
+  description: 'Pays suppliers.',
+  instructions: 'You pay suppliers.',
+  tools: [pay],
+});
+
+const runQuery = defineTool({
+  name: 'run_query',
+  description: 'Run a read-only SQL query.',
+  parameters: z.object({ sql: z.string().min(1) }),
+  approval: { approvers: ['admin'] },
+  async execute(args, context) {
+    ran.push({ runId: context.runId, tool: 'run_query', args });
+    return { rows: [] };
+  },
+});
+
+const analyst = defineAgent({
+  name: 'analyst',
+  description: 'Queries the sales database.',
+  instructions: 'You analyse sales.',
+  planReview: true,
+  tools: [runQuery],
+});
+
+let stack: Stack;
+let browser: Browser;
+let page: Page;
+
+before(async () => {
+  stack = await startStack({ agents: [...apiTestAgents, payments, analyst] });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: VIEWPORT });
+  page.setDefaultTimeout(30_000);
+  await page.goto(stack.url);
+  await page.getByLabel('Approver token').fill(tokens.alice);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  await page.locator('#live', { hasText: 'live' }).waitFor();
+});
+
+after(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+const approvalLink = (trackingId: string) =>
+  page.locator(`a[href="#/approvals/${encodeURIComponent(trackingId)}"]`);
+
+/** Starts a payment run (requested by victor) and opens its approval from the inbox, where it arrives live. */
+async function openPayment(input: string, args: Record<string, unknown>) {
+  await page.goto(`${stack.url}/#/`);
+  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  const runId = await stack.startRun(
+    'payments',
+    input,
+    tokens.victor,
+    calls(call('pay', args)),
+    say('Paid.'),
+  );
+  const [pending] = await stack.waitForPending(runId);
+  const trackingId = pending!.trackingId;
+  const card = approvalLink(trackingId);
+  await card.waitFor();
+  const cardText = (await card.textContent()) ?? '';
+  await card.click();
+  await page.getByRole('heading', { name: /pay/ }).waitFor();
+  return { runId, trackingId, cardText };
+}
+
+/** The box of an element, asserted to lie wholly inside the first viewport. */
+async function inFirstScreen(locator: Locator, what: string) {
+  const box = await locator.boundingBox();
+  assert.ok(box, `${what} is not shown`);
+  assert.ok(
+    box.x >= 0 && box.y >= 0 && box.x + box.width <= VIEWPORT.width && box.y + box.height <= VIEWPORT.height,
+    `${what} is outside the first ${VIEWPORT.width}×${VIEWPORT.height} screen: ${JSON.stringify(box)}`,
+  );
+  return box;
+}
+
+const overlaps = (
+  a: { x: number; y: number; width: number; height: number },
+  b: { x: number; y: number; width: number; height: number },
+) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+test('at 1280×900, Approve and Reject are in the first screen beside the arguments, under the rule that asked', async () => {
+  const { trackingId, cardText } = await openPayment('approver view: layout', {
+    supplier: 'acme',
+    amount: 2500,
+  });
+  // The inbox card said who asked for the run.
+  assert.match(cardText, /requested by victor/);
+  assert.equal(await page.evaluate('window.scrollY'), 0);
+  const approve = await inFirstScreen(page.getByRole('button', { name: 'Approve', exact: true }), 'Approve');
+  const reject = await inFirstScreen(page.getByRole('button', { name: 'Reject', exact: true }), 'Reject');
+  const amount = await inFirstScreen(page.getByLabel(/^amount/), 'the amount field');
+  // Beside them, not above or below: the arguments and the buttons share the screen's rows.
+  assert.ok(amount.x + amount.width <= approve.x, 'the arguments are left of the decision controls');
+  assert.ok(amount.y < reject.y + reject.height && approve.y < amount.y + amount.height);
+
+  // The rule and tier that asked for this approval, as the API states them, next to the buttons.
+  const view = (await stack.http('GET', `/api/approvals/${trackingId}`, { token: tokens.alice })).body;
+  const [requirement] = view.requirements;
+  assert.equal(requirement.tier, 'large payment');
+  assert.match(requirement.reason, /amount > 1000/);
+  const rule = page.locator('section[aria-label="Decision"] .rule');
+  await rule.locator('.why', { hasText: requirement.reason }).waitFor();
+  await rule.locator('.tier', { hasText: 'large payment' }).waitFor();
+  await rule.locator('.rule-values', { hasText: 'amount is 2500' }).waitFor();
+  await inFirstScreen(rule, 'the rule');
+});
+
+test('an invalid value is marked invalid in the diff, and the message sits above the buttons', async () => {
+  const { trackingId } = await openPayment('approver view: invalid', { supplier: 'acme', amount: 1800 });
+  const amount = page.getByLabel(/^amount/);
+  await amount.fill('-5');
+  const diff = page.locator('.diff-box');
+  await diff.locator('.change-invalid .invalid-value', { hasText: '-5' }).waitFor();
+  await diff.locator('.invalid-why', { hasText: 'must be more than 0' }).waitFor();
+  assert.equal(await diff.locator('ins').count(), 0, 'an invalid value is shown as an accepted change');
+
+  const approve = page.getByRole('button', { name: 'Approve with edits' });
+  await approve.click();
+  const message = page.getByText('Some arguments are not valid');
+  await message.waitFor();
+  const messageBox = (await message.boundingBox())!;
+  const approveBox = (await approve.boundingBox())!;
+  const rejectBox = (await page.getByRole('button', { name: 'Reject', exact: true }).boundingBox())!;
+  assert.ok(
+    messageBox.y + messageBox.height <= approveBox.y,
+    `the message is not above Approve: ${JSON.stringify({ messageBox, approveBox })}`,
+  );
+  assert.ok(messageBox.y < rejectBox.y, 'the message sits below Reject');
+  await inFirstScreen(message, 'the message');
+  const status = (await stack.http('GET', `/api/approvals/${trackingId}`, { token: tokens.alice })).body
+    .status;
+  assert.equal(status, 'pending');
+
+  // A valid value is an ordinary change again.
+  await amount.fill('1700');
+  await diff.locator('ins', { hasText: '1700' }).waitFor();
+  assert.equal(await diff.locator('.invalid-value').count(), 0);
+});
+
+test('after an edit: the header, the Decided list and the run view show the edited call, who decided, how and when', async () => {
+  const { runId, trackingId } = await openPayment('approver view: edit', { supplier: 'acme', amount: 1500 });
+  await page.locator('.lede', { hasText: 'Pay 1500 to acme' }).waitFor();
+  await page.getByLabel(/^amount/).fill('1200');
+  await page.getByRole('button', { name: 'Approve with edits' }).click();
+  await page.locator('section[aria-label="Outcome"] .chip', { hasText: 'edited' }).waitFor();
+
+  // The header names the call that runs, not the one the model proposed.
+  await page.locator('.lede', { hasText: 'Pay 1200 to acme' }).waitFor();
+  assert.equal(await page.locator('.lede', { hasText: '1500' }).count(), 0);
+
+  // The toast says so without covering the audit trail, or anything else of the page. Measured
+  // from its layout box: it may already have faded, and where it shows does not change.
+  const toast = page.locator('#toast');
+  await toast.filter({ hasText: 'Approved with edits' }).waitFor({ state: 'attached' });
+  const toastBox = await toast.evaluate(
+    (el: { getBoundingClientRect(): { x: number; y: number; width: number; height: number } }) => {
+      const { x, y, width, height } = el.getBoundingClientRect();
+      return { x, y, width, height };
+    },
+  );
+  assert.ok(toastBox.width > 0 && toastBox.height > 0, 'the toast takes no room');
+  const audit = page.locator('section[aria-label="Audit trail"]');
+  await audit.locator('li', { hasText: 'approval.decided' }).first().waitFor();
+  assert.equal(await page.evaluate('window.scrollY'), 0);
+  const auditBox = (await audit.boundingBox())!;
+  assert.ok(!overlaps(toastBox, auditBox), 'the toast covers the audit trail');
+  const mainBox = (await page.locator('main').boundingBox())!;
+  assert.ok(!overlaps(toastBox, mainBox), 'the toast covers the page');
+
+  await stack.result(runId);
+  assert.deepEqual(
+    ran.filter((r) => r.runId === runId).map((r) => r.args.amount),
+    [1200],
+  );
+  const { outcome } = (await stack.http('GET', `/api/approvals/${trackingId}`, { token: tokens.alice })).body;
+
+  // The Decided list: who, how, when, and the edited description.
+  await page.goto(`${stack.url}/#/decided`);
+  await page.getByRole('heading', { name: 'Decided' }).waitFor();
+  const card = approvalLink(trackingId);
+  await card.waitFor();
+  await card.locator('.decided-by', { hasText: 'Approved with edits by alice' }).waitFor();
+  assert.equal(await card.locator(`.decided-by time[datetime="${outcome.at}"]`).count(), 1);
+  assert.ok(((await card.locator('.decided-by time').textContent()) ?? '').trim().length > 0);
+  await card.locator('.card-desc', { hasText: 'Pay 1200 to acme' }).waitFor();
+  await card.getByText('requested by victor').waitFor();
+
+  // The run view: between the model's call and the tool's result, the human's edit.
+  await page.goto(`${stack.url}/#/runs/${encodeURIComponent(runId)}`);
+  await page.getByRole('heading', { name: 'Conversation' }).waitFor();
+  const result = page.locator('.msg-tool', { hasText: 'paid' });
+  const mark = result.locator('.human-edit');
+  await mark.getByText('edited by alice').waitFor();
+  await mark.locator('del', { hasText: '1500' }).waitFor();
+  await mark.locator('ins', { hasText: '1200' }).waitFor();
+  // Page code as source text: this project compiles without DOM types.
+  const order = await page.evaluate(`(() => {
+    const call = document.querySelector('.msg-assistant .call');
+    const edit = document.querySelector('.msg-tool .human-edit');
+    const output = edit?.closest('.msg-tool')?.querySelector('pre:last-child');
+    if (!call || !edit || !output) return 'missing';
+    const after = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+    return after(call, edit) && after(edit, output) ? 'between' : 'elsewhere';
+  })()`);
+  assert.equal(order, 'between');
+});
+
+test('a plan card names the plan once; SQL steps read as multi-line text, are edited, approved, and the edited SQL runs', async () => {
+  await page.goto(`${stack.url}/#/`);
+  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  const monthly = 'SELECT month,\n       SUM(total) AS revenue\nFROM orders\nGROUP BY month\nORDER BY month;';
+  const customers = 'SELECT name\nFROM customers\nORDER BY spent DESC\nLIMIT 5;';
+  const runId = await stack.startRun(
+    'analyst',
+    'approver view: plan',
+    tokens.victor,
+    calls(call('run_query', { sql: monthly }), call('run_query', { sql: customers })),
+    say('Analysed.'),
+  );
+  const [pending] = await stack.waitForPending(runId);
+  assert.equal(pending!.kind, 'plan');
+  const card = approvalLink(pending!.trackingId);
+  await card.waitFor();
+  const title = (await card.locator('.card-title').textContent()) ?? '';
+  assert.doesNotMatch(title, /plan\s*pending\s*plan/i);
+  assert.equal(title.match(/plan/gi)?.length ?? 0, 1, `the card title reads ${JSON.stringify(title)}`);
+  await card.click();
+  await page.getByRole('button', { name: 'Approve plan' }).waitFor();
+
+  // Each step's SQL as the lines it holds, whole: no JSON string, nothing cut off.
+  const step1 = page.getByRole('group', { name: /^Step 1:/ }).getByLabel(/^sql/);
+  assert.equal(await step1.evaluate((el: { tagName: string }) => el.tagName), 'TEXTAREA');
+  assert.equal(await step1.inputValue(), monthly);
+  const fits = await step1.evaluate(
+    (el: { scrollHeight: number; clientHeight: number }) => el.scrollHeight <= el.clientHeight + 1,
+  );
+  assert.ok(fits, 'the query is cut off in its box');
+  assert.ok(!(await step1.inputValue()).includes('\\n'));
+
+  const edited =
+    'SELECT month,\n       SUM(total) AS revenue\nFROM orders\nWHERE year = 2024\nGROUP BY month;';
+  await step1.fill(edited);
+  await page
+    .getByRole('group', { name: /^Step 1:/ })
+    .locator('.step-diff ins')
+    .first()
+    .waitFor();
+  await page.getByRole('button', { name: 'Approve edited plan' }).click();
+  await page.locator('section[aria-label="Outcome"] .chip', { hasText: 'edited' }).waitFor();
+  assert.equal((await stack.result(runId)).status, 'completed');
+  assert.deepEqual(
+    ran.filter((r) => r.runId === runId).map((r) => r.args.sql),
+    [edited, customers],
+  );
+
+  // The run view marks the step a human changed, between the model's call and its result.
+  await page.goto(`${stack.url}/#/runs/${encodeURIComponent(runId)}`);
+  await page.getByRole('heading', { name: 'Conversation' }).waitFor();
+  const marks = page.locator('.msg-tool .human-edit');
+  await marks.first().getByText('edited by alice').waitFor();
+  assert.equal(await marks.count(), 1);
+  await marks.locator('ins', { hasText: 'WHERE year = 2024' }).waitFor();
+});
+
+test('a bidirectional override in the run input is marked, not obeyed', async () => {
+  const input = 'approver view: pay the invoice \u202efdp.exe\u202c today';
+  const { runId } = await openPayment(input, { supplier: 'acme', amount: 3000 });
+  const asked = page.locator('section[aria-label="Context"] .asked');
+  await asked.waitFor();
+  const mark = asked.locator('.bidi-mark').first();
+  assert.equal(await mark.textContent(), '\\u202e');
+  assert.equal(await asked.locator('.bidi-mark').count(), 2);
+  const shown = (await asked.textContent()) ?? '';
+  assert.ok(
+    !/[\u202a-\u202e\u2066-\u2069]/.test(shown),
+    `the override is still in the text: ${JSON.stringify(shown)}`,
+  );
+  // Seen: the mark takes room on the screen.
+  const box = (await mark.boundingBox())!;
+  assert.ok(box.width > 0 && box.height > 0);
+
+  // The run view's task too.
+  await page.goto(`${stack.url}/#/runs/${encodeURIComponent(runId)}`);
+  await page.getByRole('heading', { name: 'Task' }).waitFor();
+  await page.locator('.run .bidi-mark', { hasText: '\\u202e' }).first().waitFor();
+});
+
+test('a cancel from the inbox is recorded with channel inbox', async () => {
+  const runId = await stack.startRun(
+    'payments',
+    'approver view: cancel',
+    tokens.victor,
+    calls(call('pay', { supplier: 'acme', amount: 4000 })),
+    say('Paid.'),
+  );
+  await stack.waitForPending(runId);
+  await page.goto(`${stack.url}/#/runs/${encodeURIComponent(runId)}`);
+  await page.getByRole('heading', { name: 'Waiting for' }).waitFor();
+  await page.getByRole('button', { name: 'Cancel run' }).click();
+  // The run view follows the run: the cancellation lands in its audit trail, or its error shows.
+  const cancelledEntry = page.locator('.audit li', { hasText: 'run.cancelled' });
+  try {
+    await cancelledEntry.waitFor();
+  } catch (err) {
+    const shown = await page.locator('.run .form-status').textContent();
+    throw new Error(`the run was not cancelled; the page says ${JSON.stringify(shown)}`, { cause: err });
+  }
+  await cancelledEntry.getByText(/via inbox/).waitFor();
+  await page.locator('h1 .chip', { hasText: 'cancelled' }).waitFor();
+  const detail = (await stack.http('GET', `/api/runs/${runId}`, { token: tokens.alice })).body;
+  const cancelled = detail.audit.find((e: { type: string }) => e.type === 'run.cancelled');
+  assert.ok(cancelled, 'no run.cancelled in the audit trail');
+  assert.equal(cancelled.actor, 'alice');
+  assert.equal(cancelled.channel, 'inbox');
+});
