@@ -1,6 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import type { Approver, ApproverConfig } from '../protocol/index.js';
+import { identityOf, type Approver, type ApproverConfig, type ApproverIdentity } from '../protocol/index.js';
+import type { Authenticate } from './context.js';
 import { HttpError } from './errors.js';
 
 // Hashing first gives equal-length buffers, so the comparison takes the same time for every token.
@@ -13,14 +14,22 @@ export function findApprover(approvers: ApproverConfig[], token: string): Approv
   return found;
 }
 
-/** Bearer tokens name approvers; the approver is then available as `approverOf(res)`. */
-export function requireApprover(approvers: ApproverConfig[]): RequestHandler {
-  return (req, res, next) => {
+/** Bearer tokens of the approvers file name approvers. */
+export function tokenAuthentication(approvers: ApproverConfig[]): Authenticate {
+  return (req) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
     const approver = match ? findApprover(approvers, match[1]!) : undefined;
+    return approver && identityOf(approver);
+  };
+}
+
+/** Every API request names its approver, through the hook; it is then `approverOf(res)`. */
+export function requireApprover(authenticate: Authenticate): RequestHandler {
+  return async (req, res, next) => {
+    const approver = await authenticate(req);
     if (!approver) {
       res.set('WWW-Authenticate', 'Bearer realm="countersign"');
-      throw new HttpError(401, match ? 'unknown token' : 'a bearer token is required', {
+      throw new HttpError(401, req.get('authorization') ? 'unknown token' : 'a bearer token is required', {
         code: 'unauthorized',
       });
     }
@@ -29,11 +38,11 @@ export function requireApprover(approvers: ApproverConfig[]): RequestHandler {
   };
 }
 
-export function approverOf(res: Response): ApproverConfig {
-  return res.locals.approver as ApproverConfig;
+export function approverOf(res: Response): ApproverIdentity {
+  return res.locals.approver as ApproverIdentity;
 }
 
-/** What the workflow is told about an approver: never the token. */
-export function publicApprover(approver: ApproverConfig): Approver {
+/** What the workflow is told about an approver: never more than who and which roles. */
+export function publicApprover(approver: ApproverIdentity): Approver {
   return { id: approver.id, roles: approver.roles };
 }

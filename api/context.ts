@@ -1,21 +1,95 @@
 import type { Client } from '@temporalio/client';
+import type { Request } from 'express';
 import type { AgentDefinition } from '../define/index.js';
-import type { ApproverConfig } from '../protocol/index.js';
+import {
+  DEFAULT_MODEL,
+  DEFAULT_TASK_QUEUE,
+  identityOf,
+  type ApproverConfig,
+  type ApproverIdentity,
+} from '../protocol/index.js';
 
-export interface ApiOptions {
+/**
+ * How your service tells Countersign who is calling. Return the approver a request comes from, or
+ * undefined for a request that is not authenticated (a 401). Throwing answers 500: map your own
+ * "not logged in" to undefined.
+ *
+ * @example
+ * ```ts
+ * const authenticate: Authenticate = async (req) => {
+ *   const user = await sessions.userOf(req.get('cookie'));
+ *   return user && { id: user.email, roles: user.groups };
+ * };
+ * ```
+ */
+export type Authenticate = (
+  req: Request,
+) => ApproverIdentity | undefined | Promise<ApproverIdentity | undefined>;
+
+/** Looks an approver up by id: an email link is signed for one, and acts with their roles now. */
+export type FindApprover = (
+  id: string,
+) => ApproverIdentity | undefined | Promise<ApproverIdentity | undefined>;
+
+/** What `countersignRouter` and `createApi` need. */
+export interface CountersignApiOptions {
+  /** A client of the Temporal the workers run on. */
   client: Client;
+  /** Temporal namespace; `default` when left out. */
+  namespace?: string;
+  /** The task queue the workers poll; Countersign's default when left out. */
+  taskQueue?: string;
+  /** The agents runs may be started for (their policies also decide who may read a run). */
+  agents: AgentDefinition[];
+  /**
+   * Approvers with bearer tokens (the approvers file). Used to authenticate requests unless
+   * `authenticate` is given, and to find the approver of an email link unless `findApprover` is.
+   */
+  approvers?: ApproverConfig[];
+  /** Your own authentication: maps a request to an approver. */
+  authenticate?: Authenticate;
+  /** Your own directory, for email links; without it (or `approvers`) links answer 403. */
+  findApprover?: FindApprover;
+  /** The secret email links are signed with (HMAC); at least 32 random bytes. */
+  signingSecret: string;
+  /** Where people reach the router, mount path included: email links and the inbox use it. */
+  publicUrl: string;
+  /** The model for agents that name none. */
+  defaultModel?: string;
+  /** How long a decision request waits for the workflow's answer before answering 202; 5 s by default. */
+  decisionWaitMs?: number;
+  /** How often the global event stream re-reads the run list; 1 s by default. */
+  listPollMs?: number;
+}
+
+/** The options with every default filled in: what the routes read. */
+export interface ApiOptions extends CountersignApiOptions {
   namespace: string;
   taskQueue: string;
-  agents: AgentDefinition[];
-  approvers: ApproverConfig[];
-  signingSecret: string;
-  /** Base URL people reach this API at; email links and the inbox use it. */
-  publicUrl: string;
-  dataDir: string;
-  /** Model for agents that name none. */
   defaultModel: string;
-  /** How long a decision request waits for the workflow's answer before it answers 202. */
-  decisionWaitMs?: number;
-  /** How often the global event stream re-reads the run list. */
-  listPollMs?: number;
+  authenticate: Authenticate;
+  findApprover: FindApprover;
+}
+
+/** Fills in the defaults, and the approvers file's authentication when no hook is given. */
+export function resolveApiOptions(
+  options: CountersignApiOptions,
+  tokenAuth: (approvers: ApproverConfig[]) => Authenticate,
+): ApiOptions {
+  if (!options.authenticate && !options.approvers)
+    throw new TypeError('countersign: give the API `authenticate` (your own auth) or `approvers` (tokens)');
+  const approvers = options.approvers ?? [];
+  return {
+    ...options,
+    namespace: options.namespace ?? 'default',
+    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+    defaultModel: options.defaultModel ?? DEFAULT_MODEL,
+    authenticate: options.authenticate ?? tokenAuth(approvers),
+    findApprover:
+      options.findApprover ??
+      ((id) => {
+        const approver = approvers.find((a) => a.id === id);
+        return approver && identityOf(approver);
+      }),
+  };
 }

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express from 'express';
-import { approverOf, requireApprover } from './auth.js';
-import type { ApiOptions } from './context.js';
+import express, { Router } from 'express';
+import { approverOf, requireApprover, tokenAuthentication } from './auth.js';
+import { resolveApiOptions, type CountersignApiOptions } from './context.js';
 import { errorHandler, notFound } from './errors.js';
 import { RunEventFeed } from './event-feed.js';
 import { limitJsonDepth } from './json-depth.js';
-import { requireJsonBody } from './require-json.js';
 import { openApiDocument } from './openapi.js';
+import { requireJsonBody } from './require-json.js';
 import { agentsRouter } from './routes/agents.js';
 import { approvalsRouter } from './routes/approvals.js';
 import { linksRouter } from './routes/links.js';
@@ -15,45 +15,71 @@ import { runsRouter } from './routes/runs.js';
 import type { Me } from './schemas.js';
 import { allEventsStream } from './sse.js';
 
-export type { ApiOptions } from './context.js';
+export type { CountersignApiOptions, Authenticate, FindApprover } from './context.js';
 
 const WEB_ROOT = fileURLToPath(new URL('../web/', import.meta.url));
 
 /**
- * The REST API under /api, email-link pages under /links, and the inbox at /. Stateless: every
- * read and write goes to Temporal, so any number of instances can serve one cluster.
+ * Countersign's REST API (`/api`), email-link pages (`/links`) and the inbox (`/`), as one router to
+ * mount in your own express app at a path of your choosing. Stateless: every read and write goes to
+ * Temporal, so any number of instances can serve one cluster. Set `publicUrl` to where the router
+ * is reached, mount path included.
+ *
+ * @example
+ * ```ts
+ * const app = express();
+ * app.use(
+ *   '/approvals',
+ *   countersignRouter({
+ *     client,
+ *     agents: [support],
+ *     signingSecret: process.env.LINK_SECRET!,
+ *     publicUrl: 'https://ops.example.com/approvals',
+ *     authenticate: (req) => {
+ *       const user = req.user; // your own session middleware
+ *       return user && { id: user.email, roles: user.groups };
+ *     },
+ *   }),
+ * );
+ * ```
  */
-export function createApi(options: ApiOptions): express.Application {
-  const app = express();
-  app.disable('x-powered-by');
-  app.use((_req, res, next) => {
+export function countersignRouter(options: CountersignApiOptions): Router {
+  const resolved = resolveApiOptions(options, tokenAuthentication);
+  const router = Router();
+  router.use((_req, res, next) => {
     res.set({ 'X-Content-Type-Options': 'nosniff', 'X-Frame-Options': 'DENY' });
     next();
   });
 
-  const openapi = openApiDocument(options.publicUrl);
-  app.get('/api/openapi.json', (_req, res) => {
+  const openapi = openApiDocument(resolved.publicUrl);
+  router.get('/api/openapi.json', (_req, res) => {
     res.json(openapi);
   });
 
-  const api = express.Router();
+  const api = Router();
   api.use(express.json({ limit: '256kb', strict: true }));
   api.use(requireJsonBody);
   api.use(limitJsonDepth);
-  api.use(requireApprover(options.approvers));
-  api.use('/runs', runsRouter(options));
-  api.use('/approvals', approvalsRouter(options));
-  api.use('/agents', agentsRouter(options));
-  api.get('/events', allEventsStream(options, new RunEventFeed(options)));
+  api.use(requireApprover(resolved.authenticate));
+  api.use('/runs', runsRouter(resolved));
+  api.use('/approvals', approvalsRouter(resolved));
+  api.use('/agents', agentsRouter(resolved));
+  api.get('/events', allEventsStream(resolved, new RunEventFeed(resolved)));
   api.get('/me', (_req, res) => {
     const { id, name, email, roles } = approverOf(res);
     res.json({ approver: { id, name, email, roles } } satisfies Me);
   });
   api.use(notFound);
-  app.use('/api', api);
+  router.use('/api', api);
 
-  app.use('/links', linksRouter(options));
-  app.use(
+  router.use('/links', linksRouter(resolved));
+  // The inbox asks for `api/...` relative to its own page: the page must end in a slash.
+  router.get('/', (req, res, next) => {
+    const [pathname, query] = req.originalUrl.split('?');
+    if (pathname!.endsWith('/')) return next();
+    res.redirect(308, `${pathname}/${query !== undefined ? `?${query}` : ''}`);
+  });
+  router.use(
     express.static(path.resolve(WEB_ROOT), {
       index: 'index.html',
       setHeaders: (res) => {
@@ -64,7 +90,23 @@ export function createApi(options: ApiOptions): express.Application {
       },
     }),
   );
-  app.use(notFound);
-  app.use(errorHandler);
+  router.use(notFound);
+  router.use(errorHandler);
+  return router;
+}
+
+/**
+ * An express application serving `countersignRouter` at its root, for a service of its own (the
+ * demo's `npm start` runs one).
+ *
+ * @example
+ * ```ts
+ * createApi({ client, agents, approvers, signingSecret, publicUrl: 'http://127.0.0.1:3000' }).listen(3000);
+ * ```
+ */
+export function createApi(options: CountersignApiOptions): express.Application {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(countersignRouter(options));
   return app;
 }

@@ -5,7 +5,7 @@ import type { AgentDefinition } from '../define/index.js';
 import {
   parseTrackingId,
   type ApprovalView,
-  type ApproverConfig,
+  type ApproverIdentity,
   type Channel,
   type Decision,
   type DecisionOutcome,
@@ -33,7 +33,7 @@ export const REFUSAL_STATUS: Record<RefusalCode, number> = {
 export interface DecisionRequest {
   trackingId: string;
   decision: Decision;
-  approver: ApproverConfig;
+  approver: ApproverIdentity;
   channel: Channel;
   requestId: string;
   /** A retry under the same idempotency key gets the first answer, whatever happened since. */

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { INSTANCE_FILE, readInstanceFile } from '../main/instance-file.js';
+import { INSTANCE_FILE, readInstanceFile } from './instance-file.js';
 
 /** An error the CLI reports as one clear line (plus field errors) and a non-zero exit. */
 export class CliError extends Error {

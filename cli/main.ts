@@ -10,6 +10,7 @@ import {
 } from './decide.js';
 import { approvalsTable, runDetail, runsTable, terminalText, type RunDetail } from './format.js';
 import { queryString, readApprovals } from './approval-list.js';
+import { historiesCommand } from './histories.js';
 import { Api, CliError, DEFAULT_URL, resolveToken, resolveUrl } from './http.js';
 import { watch } from './watch.js';
 
@@ -229,6 +230,8 @@ export function buildProgram(): Command {
       const { api: client } = api(command);
       await watch(client, { agent: options.agent, input: process.stdin, output: process.stdout });
     });
+
+  program.addCommand(historiesCommand(print));
   return program;
 }
 

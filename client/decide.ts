@@ -4,7 +4,19 @@ import { DecisionSignal, parseTrackingId, type DecisionOutcome } from '../protoc
 import { approvalQuery, decisionOutcomeQuery, decisionSignal } from '../workflows/definitions.js';
 import { getDecisionOutcome, getFinalState } from './runs.js';
 
-/** No run (or no approval in it) answers to this tracking id. */
+/**
+ * No run (or no approval in it) answers to this tracking id: thrown by `sendDecision`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await sendDecision(client, signal);
+ * } catch (err) {
+ *   if (err instanceof UnknownApprovalError) console.error(`no approval ${err.trackingId}`);
+ *   else throw err;
+ * }
+ * ```
+ */
 export class UnknownApprovalError extends Error {
   constructor(readonly trackingId: string) {
     super(`no approval ${trackingId}`);
@@ -15,7 +27,21 @@ export class UnknownApprovalError extends Error {
 /**
  * Signals a decision to the run its tracking id names, then waits up to `waitMs` for the workflow
  * to say what it did with it. Returns null when the workflow has not taken it yet, for example while
- * no worker runs (the caller can poll `decisionOutcomeQuery` by request id later).
+ * no worker runs (poll `getDecisionOutcome` by request id later). The workflow checks everything
+ * again (roles, revision, policy): a refused decision comes back with `accepted: false` and a code.
+ *
+ * @example
+ * ```ts
+ * const outcome = await sendDecision(client, {
+ *   trackingId: approval.trackingId,
+ *   decision: { type: 'approve' },
+ *   approver: { id: 'lee', roles: ['support-lead'] },
+ *   channel: 'api',
+ *   requestId: crypto.randomUUID(),
+ *   revision: approval.revision,
+ * });
+ * if (outcome && !outcome.accepted) console.error(outcome.code, outcome.reason);
+ * ```
  */
 export async function sendDecision(
   client: Client,

@@ -2,3 +2,4 @@ export { startRun, type StartRunOptions } from './start-run.js';
 export { sendDecision, UnknownApprovalError } from './decide.js';
 export { registerSearchAttributes } from './register-search-attributes.js';
 export { getDecisionOutcome, getFinalState, getRunEvents, getRunState, cancelRun } from './runs.js';
+export { listPendingApprovals, type PendingApprovalFilter } from './approvals.js';

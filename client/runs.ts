@@ -69,6 +69,11 @@ export async function getDecisionOutcome(
  * Cancels a run: its pending approvals settle as cancelled and it ends with status `cancelled`.
  * `by` names who cancels and through which channel: the run is told first (the `cancel` signal),
  * so its audit trail and its cancelled approvals record them; without it, nobody is recorded.
+ *
+ * @example
+ * ```ts
+ * await cancelRun(client, runId, { actor: 'lee', channel: 'api' });
+ * ```
  */
 export async function cancelRun(client: Client, runId: string, by?: CancelRequest): Promise<void> {
   const handle = client.workflow.getHandle(runId);

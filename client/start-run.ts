@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { loadCountersignConfig } from '../config/countersign.js';
 import { toAgentSpec, type AgentDefinition } from '../define/index.js';
-import { DEFAULT_TASK_QUEUE, RunInput, StartRunRequest } from '../protocol/index.js';
+import { DEFAULT_MODEL, DEFAULT_TASK_QUEUE, RunInput, StartRunRequest } from '../protocol/index.js';
 import { searchAttributeKeys } from '../workflows/search-attributes.js';
 
 export interface StartRunOptions {
@@ -10,20 +9,29 @@ export interface StartRunOptions {
   input: string;
   requester?: string;
   taskQueue?: string;
-  /** Model for agents that name none; the configured COUNTERSIGN_MODEL when absent. */
+  /** Model for agents that name none; `DEFAULT_MODEL` when absent. */
   defaultModel?: string;
   /** A chosen run id (workflow id); a fresh `run-<uuid>` when absent. */
   runId?: string;
 }
 
-/** Starts an agent run. The run takes a copy of the agent's spec, so later changes never reach it. */
+/**
+ * Starts an agent run on the workers polling `taskQueue`. The run takes a copy of the agent's spec,
+ * so later changes never reach it. `requester` is who asked: they may read and cancel the run, and
+ * may not approve its calls unless a policy allows self-approval.
+ *
+ * @example
+ * ```ts
+ * const { runId } = await startRun(client, { agent: support, input: 'Refund order A-1042', requester: 'sam' });
+ * ```
+ */
 export async function startRun(client: Client, options: StartRunOptions): Promise<{ runId: string }> {
   const request = StartRunRequest.parse({
     agent: options.agent.name,
     input: options.input,
     requester: options.requester,
   });
-  const spec = toAgentSpec(options.agent, options.defaultModel ?? loadCountersignConfig().model.name);
+  const spec = toAgentSpec(options.agent, options.defaultModel ?? DEFAULT_MODEL);
   const input = RunInput.parse({ agent: spec, input: request.input, requester: request.requester });
   const runId = options.runId ?? `run-${randomUUID()}`;
   await client.workflow.start('agentWorkflow', {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_MODEL } from '../protocol/index.js';
 import path from 'node:path';
 
 /** Countersign's own settings, from the environment. Static configuration only: run state lives in Temporal. */
@@ -16,7 +17,7 @@ const Env = z.object({
   COUNTERSIGN_WEBHOOK_URL: z.url().optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url().optional(),
-  COUNTERSIGN_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  COUNTERSIGN_MODEL: z.string().min(1).default(DEFAULT_MODEL),
   /** `false` where the cluster refuses OperatorService calls (Temporal Cloud): create them there. */
   COUNTERSIGN_REGISTER_SEARCH_ATTRIBUTES: z.enum(['true', 'false']).default('true'),
 });

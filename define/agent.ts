@@ -1,6 +1,7 @@
 import { AgentSpec } from '../protocol/index.js';
 import { toToolSpec, type ToolDefinition } from './tool.js';
 
+/** An agent as `defineAgent` takes it. */
 export interface AgentDefinition {
   name: string;
   description: string;
@@ -15,6 +16,21 @@ export interface AgentDefinition {
   tools: ToolDefinition<any>[];
 }
 
+/**
+ * Defines an agent: its instructions, its tools and their policies. Checked at once (a tool named
+ * twice, an invalid policy), so a bad definition fails where it is written, not in a run.
+ *
+ * @example
+ * ```ts
+ * export const support = defineAgent({
+ *   name: 'support',
+ *   description: 'Handles refunds.',
+ *   instructions: 'You help customers with refunds. Never retry a call a human refused.',
+ *   tools: [refund],
+ *   askHuman: true,
+ * });
+ * ```
+ */
 export function defineAgent(definition: AgentDefinition): AgentDefinition {
   const names = new Set<string>();
   for (const tool of definition.tools) {

@@ -33,7 +33,27 @@ type ToolOptions<Args extends z.ZodObject> = {
   execute: (args: z.output<Args>, context: ToolContext) => Promise<JsonValue>;
 } & ({ safe: true; approval?: never } | { safe?: false; approval?: ApprovalPolicyInput });
 
-/** Define a tool. Without `safe: true` or an `approval` policy, every call needs a human. */
+/**
+ * Defines a tool an agent may call: its arguments as a zod schema (the model and the inbox see the
+ * JSON Schema derived from it), what it does, and the policy that says when a human must approve.
+ * Without `safe: true` or an `approval` policy, every call needs a human.
+ *
+ * @example
+ * ```ts
+ * const refund = defineTool({
+ *   name: 'refund_order',
+ *   description: 'Refund an order.',
+ *   parameters: z.object({ orderId: z.string(), amount: z.number().positive() }),
+ *   approval: {
+ *     when: { if: { arg: 'amount', op: 'gt', value: 100 }, then: 'approve', else: 'auto' },
+ *     approvers: ['support-lead'],
+ *     editableFields: ['amount'],
+ *   },
+ *   execute: async ({ orderId, amount }, { idempotencyKey }) =>
+ *     payments.refund({ orderId, amount, idempotencyKey }),
+ * });
+ * ```
+ */
 export function defineTool<Args extends z.ZodObject>(options: ToolOptions<Args>): ToolDefinition<Args> {
   return {
     name: options.name,

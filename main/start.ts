@@ -17,9 +17,9 @@ import { createNotifier } from '../notify/notifier.js';
 import { loadSigningSecret } from '../notify/signing-secret.js';
 import { bundleWorkflows, createWorker, type ModelSettings } from '../worker/index.js';
 import { banner } from './banner.js';
-import { removeInstanceFile, writeInstanceFile } from './instance-file.js';
+import { removeInstanceFile, writeInstanceFile } from '../cli/instance-file.js';
 import { connectTemporal } from './temporal.js';
-import { freePort, portTaken } from './temporal-dev-server.js';
+import { freePort, portTaken } from '../temporal/dev-server.js';
 
 export interface StartOptions {
   /** Settings as environment variables; `process.env` by default. */
@@ -189,7 +189,6 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
         approvers: approvers.approvers,
         signingSecret,
         publicUrl,
-        dataDir,
         defaultModel,
       }),
     );

@@ -2,14 +2,13 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { connectionOptions, type TemporalConfig } from '../config/temporal.js';
-import { SEARCH_ATTRIBUTES } from '../protocol/index.js';
-import { requireTemporalBinary } from './temporal-binaries.js';
+import { requireTemporalBinary } from '../temporal/binaries.js';
 import {
+  devServerSearchAttributes,
   portTaken,
   startTemporalDevServer,
-  type DevServerAttributeType,
   type TemporalDevServer,
-} from './temporal-dev-server.js';
+} from '../temporal/dev-server.js';
 
 export interface TemporalConnections {
   address: string;
@@ -27,17 +26,6 @@ export interface TemporalConnections {
 /** Temporal's own defaults: the frontend on 7233, its Web UI 1,000 above. */
 const DEV_PORT = 7233;
 const DEV_UI_PORT = 8233;
-
-const DEV_TYPES: Record<string, DevServerAttributeType> = {
-  INT: 'Int',
-  KEYWORD: 'Keyword',
-  KEYWORD_LIST: 'KeywordList',
-};
-
-/** Countersign's search attributes as `start-dev --search-attribute` takes them. */
-export const devServerSearchAttributes: Record<string, DevServerAttributeType> = Object.fromEntries(
-  Object.values(SEARCH_ATTRIBUTES).map((a) => [a.name, DEV_TYPES[a.type]!]),
-);
 
 /** A default port, or a free one (and a note saying so) when something else holds it. */
 export async function pickPort(preferred: number, what: string, notes: string[]): Promise<number> {

@@ -2,7 +2,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 
-/** The parts of a Chat Completions request a scripted or rule-based model looks at. */
+/**
+ * The parts of a Chat Completions request a scripted or rule-based model looks at.
+ *
+ * @example
+ * ```ts
+ * fake.script('Refund order A-1', (request: ChatCompletionRequest) =>
+ *   say(`I was offered ${request.tools?.length ?? 0} tools.`),
+ * );
+ * ```
+ */
 export interface ChatCompletionRequest {
   model: string;
   messages: ChatMessage[];
@@ -23,19 +32,41 @@ export interface ReplyToolCall {
   function: { name: string; arguments: string | Record<string, unknown> };
 }
 
-/** The assistant message to answer with. */
+/**
+ * The assistant message to answer with: text, tool calls, or both.
+ *
+ * @example
+ * ```ts
+ * const reply: AssistantReply = { content: null, tool_calls: [{ function: { name: 'lookup', arguments: { id: 7 } } }] };
+ * ```
+ */
 export interface AssistantReply {
   content?: string | null;
   tool_calls?: ReplyToolCall[];
 }
 
-/** An HTTP error to inject, for example a 429 or a 500 that the client should retry. */
+/**
+ * An HTTP error to inject, for example a 429 or a 500 that the client should retry.
+ *
+ * @example
+ * ```ts
+ * const reply: ErrorReply = { status: 503, message: 'overloaded', headers: { 'retry-after-ms': '10' } };
+ * ```
+ */
 export interface ErrorReply {
   status: number;
   message?: string;
   headers?: Record<string, string>;
 }
 
+/**
+ * What the model answers a request with: an assistant message, or an HTTP error.
+ *
+ * @example
+ * ```ts
+ * const replies: ModelReply[] = [{ status: 429 }, { content: 'Hello!' }];
+ * ```
+ */
 export type ModelReply = AssistantReply | ErrorReply;
 export type ChatCompletionHandler = (request: ChatCompletionRequest) => ModelReply | Promise<ModelReply>;
 

@@ -1,4 +1,9 @@
-import { requirementLines, visibleText, type ApprovalView, type ApproverConfig } from '../protocol/index.js';
+import {
+  requirementLines,
+  visibleText,
+  type ApprovalView,
+  type ApproverIdentity,
+} from '../protocol/index.js';
 import { escapeHtml } from './html.js';
 
 export interface EmailLinks {
@@ -47,7 +52,7 @@ const KIND_TITLE: Record<ApprovalView['kind'], string> = {
 /** One message per approver: its links are signed for that approver alone. */
 export function renderApprovalEmail(
   approval: ApprovalView,
-  approver: ApproverConfig,
+  approver: ApproverIdentity,
   links: EmailLinks,
 ): RenderedEmail {
   const headline = shown(`Agent ${approval.agent} ${KIND_TITLE[approval.kind]} ${approval.tool}`);

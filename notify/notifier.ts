@@ -1,12 +1,12 @@
 import type { Notifier } from '../activities/notifier.js';
-import type { ApprovalView, ApproverConfig } from '../protocol/index.js';
+import type { ApprovalView, ApproverIdentity } from '../protocol/index.js';
 import { renderApprovalEmail } from './email.js';
 import { signLink, type LinkAction } from './links.js';
 import { createMailTransport, type MailTransport } from './transport.js';
 import { postWebhook } from './webhook.js';
 
 export interface NotifierOptions {
-  approvers: ApproverConfig[];
+  approvers: ApproverIdentity[];
   signingSecret: string;
   /** Base URL of the API and inbox, used in links. */
   publicUrl: string;
@@ -17,7 +17,7 @@ export interface NotifierOptions {
 }
 
 /** Approvers who may decide this approval and have not signed it already. */
-export function recipientsFor(approval: ApprovalView, approvers: ApproverConfig[]): ApproverConfig[] {
+export function recipientsFor(approval: ApprovalView, approvers: ApproverIdentity[]): ApproverIdentity[] {
   const signed = new Set(approval.approvals.map((s) => s.approver));
   return approvers.filter(
     (a) =>
@@ -35,12 +35,27 @@ export interface CountersignNotifier extends Notifier {
   close(): void;
 }
 
-/** Email (SMTP or `.eml` files) to every approver who may decide, plus an optional signed webhook. */
+/**
+ * Email (SMTP, or `.eml` files in `dataDir/outbox` without one) to every approver who may decide,
+ * with signed links to approve or reject, plus an optional signed webhook. Pass it to `createWorker`.
+ *
+ * @example
+ * ```ts
+ * const notifier = createNotifier({
+ *   approvers: directory, // ids, emails and roles
+ *   signingSecret: secret,
+ *   publicUrl: 'https://ops.example.com/approvals',
+ *   dataDir: '/var/lib/countersign',
+ *   smtpUrl: 'smtp://mail.example.com:587',
+ *   mailFrom: 'Approvals <approvals@example.com>',
+ * });
+ * ```
+ */
 export function createNotifier(options: NotifierOptions): CountersignNotifier {
   const mail: MailTransport = createMailTransport({ smtpUrl: options.smtpUrl, dataDir: options.dataDir });
   const base = options.publicUrl.replace(/\/$/, '');
   const expiresAt = (approval: ApprovalView) => Date.parse(approval.deadline);
-  const link = (approval: ApprovalView, approver: ApproverConfig, action: LinkAction) =>
+  const link = (approval: ApprovalView, approver: ApproverIdentity, action: LinkAction) =>
     `${base}/links/${signLink(options.signingSecret, { trackingId: approval.trackingId, approverId: approver.id, action, expiresAt: expiresAt(approval), revision: approval.revision })}`;
 
   return {

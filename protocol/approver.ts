@@ -10,11 +10,20 @@ const Identifier = z
   .max(200)
   .regex(/^[^\\\p{Cc}]+$/u, 'no control characters or backslashes');
 
-/** One person who may decide, as the approvers file lists them. Tokens never leave the API. */
-export const ApproverConfig = z.strictObject({
+/**
+ * A person the API has authenticated: who they are and the roles a policy names them by. Your own
+ * authentication hook returns one; the approvers file adds a token to each.
+ */
+export const ApproverIdentity = z.strictObject({
   id: Identifier,
   name: z.string().max(200).optional(),
   email: z.email().optional(),
+  roles: z.array(Identifier),
+});
+export type ApproverIdentity = z.infer<typeof ApproverIdentity>;
+
+/** One person who may decide, as the approvers file lists them. Tokens never leave the API. */
+export const ApproverConfig = ApproverIdentity.extend({
   roles: z.array(Identifier).min(1),
   token: z.string().min(16, 'tokens must be at least 16 characters'),
 });
@@ -22,3 +31,8 @@ export type ApproverConfig = z.infer<typeof ApproverConfig>;
 
 export const ApproversFile = z.strictObject({ approvers: z.array(ApproverConfig).min(1) });
 export type ApproversFile = z.infer<typeof ApproversFile>;
+
+/** Who an approver is, without anything else they carry (a token): what is safe to pass on. */
+export function identityOf({ id, name, email, roles }: ApproverIdentity): ApproverIdentity {
+  return { id, roles, ...(name !== undefined ? { name } : {}), ...(email !== undefined ? { email } : {}) };
+}

@@ -24,3 +24,5 @@ export const PENDING_MEMO_KEY = 'countersignPending';
 
 /** The task queue Countersign's worker polls unless configured otherwise. */
 export const DEFAULT_TASK_QUEUE = 'countersign';
+/** The model of an agent that names none, unless the worker's settings say otherwise. */
+export const DEFAULT_MODEL = 'gpt-4o-mini';

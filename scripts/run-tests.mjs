@@ -11,7 +11,7 @@ if (roots.length === 0) {
   process.exit(2);
 }
 // Suites with their own npm scripts are not part of `npm test`.
-const separate = new Set(['test/e2e', 'test/faults']);
+const separate = new Set(['test/e2e', 'test/faults', 'test/adoption']);
 
 function collect(dir, out) {
   for (const name of readdirSync(dir).sort()) {

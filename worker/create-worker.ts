@@ -4,7 +4,13 @@ import { createActivities, type ModelSettings, type Notifier } from '../activiti
 import type { AgentDefinition } from '../define/index.js';
 import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/**
+ * The agent workflow's entry, beside this module: the compiled `.js` in the installed package, the
+ * `.ts` source in Countersign's own repository.
+ */
+export const WORKFLOWS_PATH = fileURLToPath(
+  new URL(`../workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+);
 
 export interface CreateWorkerOptions {
   connection: NativeConnection;
@@ -26,12 +32,35 @@ export interface CreateWorkerOptions {
   >;
 }
 
-/** Bundles the agent workflow once; pass the result to several `createWorker` calls. */
+/**
+ * Bundles the agent workflow once; pass the result to several `createWorker` calls.
+ *
+ * @example
+ * ```ts
+ * const workflowBundle = await bundleWorkflows();
+ * const workers = await Promise.all(queues.map((taskQueue) => createWorker({ ...options, taskQueue, workflowBundle })));
+ * ```
+ */
 export function bundleWorkflows(): Promise<{ code: string }> {
   return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
 }
 
-/** One call to run Countersign's agents on any Temporal: the agent workflow and its activities. */
+/**
+ * One call to run Countersign's agents on any Temporal: the agent workflow (bundled from the
+ * installed package) and its activities, on `taskQueue`. Run it with `worker.run()`.
+ *
+ * @example
+ * ```ts
+ * const connection = await NativeConnection.connect({ address: 'temporal.internal:7233' });
+ * const worker = await createWorker({
+ *   connection,
+ *   agents: [support],
+ *   model: { baseUrl: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY },
+ *   notifier,
+ * });
+ * await worker.run();
+ * ```
+ */
 export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
   const activities = createActivities({
     agents: options.agents,

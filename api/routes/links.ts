@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type Response } from 'express';
 import { z } from 'zod';
-import { parseTrackingId, type ApproverConfig } from '../../protocol/index.js';
+import { parseTrackingId, type ApproverIdentity } from '../../protocol/index.js';
 import { verifyLink, type LinkClaims } from '../../notify/links.js';
 import { inboxUrl } from '../../notify/notifier.js';
 import type { ApiOptions } from '../context.js';
@@ -39,7 +39,10 @@ export function linksRouter(options: ApiOptions): Router {
   });
 
   /** The link's claims and its approver, or a page saying why the link is refused. */
-  function check(token: string, res: Response): { claims: LinkClaims; approver: ApproverConfig } | undefined {
+  async function check(
+    token: string,
+    res: Response,
+  ): Promise<{ claims: LinkClaims; approver: ApproverIdentity } | undefined> {
     const result = verifyLink(options.signingSecret, token);
     if (!result.ok) {
       if (result.reason === 'expired') {
@@ -65,7 +68,7 @@ export function linksRouter(options: ApiOptions): Router {
       }
       return undefined;
     }
-    const approver = options.approvers.find((a) => a.id === result.claims.approverId);
+    const approver = await options.findApprover(result.claims.approverId);
     if (!approver) {
       show(
         res,
@@ -82,7 +85,7 @@ export function linksRouter(options: ApiOptions): Router {
   }
 
   router.get('/:token', async (req, res) => {
-    const checked = check(req.params.token, res);
+    const checked = await check(req.params.token, res);
     if (!checked) return;
     const { claims, approver } = checked;
     const parsed = parseTrackingId(claims.trackingId);
@@ -139,7 +142,7 @@ export function linksRouter(options: ApiOptions): Router {
   });
 
   router.post('/:token', express.urlencoded({ extended: false, limit: '16kb' }), async (req, res) => {
-    const checked = check(req.params.token, res);
+    const checked = await check(req.params.token, res);
     if (!checked) return;
     const { claims, approver } = checked;
     const form = Form.safeParse(req.body ?? {});

@@ -3,11 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { runStatusClause, runStatusOf } from '../../api/run-status.js';
-import { registerSearchAttributes } from '../../client/index.js';
 import { RunStatus, SEARCH_ATTRIBUTES } from '../../protocol/index.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { getTestTemporal, type TestTemporal } from '../support/temporal-server.js';
@@ -68,9 +67,7 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, timeo
 }
 
 let temporal: TestTemporal;
-let connection: Connection;
 let client: Client;
-let nativeConnection: NativeConnection;
 let worker: Worker;
 let running: Promise<void>;
 const taskQueue = `run-status-${randomUUID()}`;
@@ -81,12 +78,9 @@ before(async () => {
   // Runs fail here on purpose; the worker's warnings about them are noise.
   installTestRuntime('ERROR');
   temporal = await getTestTemporal();
-  connection = await Connection.connect({ address: temporal.address });
-  await registerSearchAttributes(connection, temporal.namespace);
-  client = new Client({ connection, namespace: temporal.namespace });
-  nativeConnection = await NativeConnection.connect({ address: temporal.address });
+  client = temporal.client;
   worker = await Worker.create({
-    connection: nativeConnection,
+    connection: temporal.nativeConnection,
     namespace: temporal.namespace,
     taskQueue,
     workflowsPath: WORKFLOWS_PATH,
@@ -97,8 +91,6 @@ before(async () => {
 after(async () => {
   if (worker?.getState() === 'RUNNING') worker.shutdown();
   await running;
-  await nativeConnection?.close();
-  await connection?.close();
   await temporal?.stop();
 });
 

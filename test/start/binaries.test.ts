@@ -7,8 +7,8 @@ import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCountersign } from '../../main/start.js';
-import { findTemporalBinary, requireTemporalBinary } from '../../main/temporal-binaries.js';
-import { freePort } from '../../main/temporal-dev-server.js';
+import { findTemporalBinary, requireTemporalBinary } from '../../temporal/binaries.js';
+import { freePort } from '../../temporal/dev-server.js';
 import { testEnv } from './running.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'countersign-binaries-'));

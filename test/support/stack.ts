@@ -7,7 +7,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import { createApi } from '../../api/create-api.js';
-import { registerSearchAttributes } from '../../client/index.js';
 import type { AgentDefinition } from '../../define/index.js';
 import { createNotifier } from '../../notify/notifier.js';
 import type { ApprovalView, ApproverConfig, RunOutput, RunState } from '../../protocol/index.js';
@@ -80,9 +79,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'countersign-stack-'));
   const signingSecret = 'test-signing-secret-0123456789abcdef-0123456789';
   const temporal = await getTestTemporal();
-  const connection = await Connection.connect({ address: temporal.address });
-  await registerSearchAttributes(connection, temporal.namespace);
-  const client = new Client({ connection, namespace: temporal.namespace });
+  const client = temporal.client;
   const fake = await FakeModel.start();
   // The API has a connection of its own, whose calls are counted by method.
   const apiCallCounts = new Map<string, number>();
@@ -124,7 +121,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     approvers,
     signingSecret,
     publicUrl: url,
-    dataDir,
     defaultModel: 'fake-model',
     decisionWaitMs: options.decisionWaitMs,
     listPollMs: 200,
@@ -212,7 +208,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (workerRunning) await worker.stop();
       notifier.close();
       await fake.close();
-      await connection.close();
       await apiConnection.close();
       await temporal.stop();
       rmSync(dataDir, { recursive: true, force: true });

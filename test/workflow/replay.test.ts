@@ -1,39 +1,25 @@
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { before, describe, it } from 'node:test';
-import { DeterminismViolationError } from '@temporalio/workflow';
-import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import { readHistoryFile } from '../../temporal/history-file.js';
+import { HistoryReplayError, replayHistories } from '../../testing/index.js';
 import { WORKFLOWS_PATH } from '../../worker/index.js';
 import { installTestRuntime } from '../support/worker.js';
-import { readHistoryFile, type RecordedHistory } from './fixtures/history-file.js';
 
 const dir = new URL('../histories/', import.meta.url);
 const ALTERED_WORKFLOWS = fileURLToPath(new URL('./fixtures/altered-workflow.ts', import.meta.url));
-
-function loadHistories(): RecordedHistory[] {
-  return readdirSync(dir)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .map((name) => readHistoryFile(new URL(name, dir)));
-}
-
-async function replayAll(options: ReplayWorkerOptions) {
-  const results = [];
-  for await (const result of Worker.runReplayHistories(options, loadHistories())) results.push(result);
-  return results;
-}
 
 describe('replay of recorded histories', () => {
   // The non-determinism below is provoked on purpose; its warnings are noise.
   before(() => installTestRuntime('ERROR'));
 
   it('replays every recorded scenario against the current workflow code', async () => {
-    const results = await replayAll({ workflowsPath: WORKFLOWS_PATH });
+    // The library's replay helper, as a team replays its own recorded runs; it throws on a failure.
+    const results = await replayHistories(dir);
     // Every scenario of the workflow suite is recorded (scripts/record-histories.ts).
     assert.ok(results.length >= 12, `expected the recorded scenarios, found ${results.length}`);
-    for (const result of results)
-      assert.equal(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
+    for (const result of results) assert.ok(result.ok, `${result.workflowId}: ${String(result.error)}`);
   });
 
   it('replays the edit/approve race: both decisions taken in one workflow task, one outcome', async () => {
@@ -52,13 +38,21 @@ describe('replay of recorded histories', () => {
   });
 
   it('catches a non-deterministic change to the workflow', async () => {
-    const results = await replayAll({ workflowsPath: ALTERED_WORKFLOWS });
+    const results = await replayHistories(dir, { workflowsPath: ALTERED_WORKFLOWS, throwOnFailure: false });
     assert.ok(results.length > 0);
     for (const result of results) {
-      assert.ok(
-        result.error instanceof DeterminismViolationError,
-        `${result.workflowId}: ${String(result.error)}`,
-      );
+      assert.ok(!result.ok && result.nondeterministic, `${result.workflowId}: ${String(result.error)}`);
     }
+    // By default the helper throws, naming every run that fails, its file and the determinism error.
+    await assert.rejects(replayHistories(dir, { workflowsPath: ALTERED_WORKFLOWS }), (error: Error) => {
+      assert.ok(error instanceof HistoryReplayError);
+      assert.equal(error.failures.length, results.length);
+      for (const result of results) {
+        assert.ok(error.message.includes(result.workflowId), `the message names ${result.workflowId}`);
+        assert.ok(error.message.includes(result.file!), `the message names ${result.file}`);
+      }
+      assert.match(error.message, /non-determinism: .*\[TMPRL1100\]/);
+      return true;
+    });
   });
 });

@@ -87,7 +87,7 @@ function onEvent({ data }) {
 function startStream() {
   stream?.abort();
   stream = new AbortController();
-  subscribe('/api/events', {
+  subscribe('api/events', {
     signal: stream.signal,
     onEvent,
     onState: (state) => {
@@ -137,7 +137,7 @@ function showTokenForm(problem) {
 async function start() {
   if (!token.get()) return showTokenForm();
   try {
-    const [{ data: me }, { data: agents }] = await Promise.all([api('/api/me'), api('/api/agents')]);
+    const [{ data: me }, { data: agents }] = await Promise.all([api('api/me'), api('api/agents')]);
     ctx.state.agents = agents.agents;
     signOut.hidden = false;
     signOut.textContent = `${me.approver.id} · change token`;

@@ -12,7 +12,7 @@ export function pendingStore(onChange) {
 
   async function refreshOne(trackingId) {
     try {
-      const { data } = await api(`/api/approvals/${encodeURIComponent(trackingId)}`);
+      const { data } = await api(`api/approvals/${encodeURIComponent(trackingId)}`);
       if (data.status === 'pending') {
         items.set(trackingId, data);
         live.add(trackingId);
@@ -32,7 +32,7 @@ export function pendingStore(onChange) {
       const approvals = [];
       let pageToken = '';
       do {
-        const { data } = await api(`/api/approvals?status=pending${pageQuery(pageToken)}`);
+        const { data } = await api(`api/approvals?status=pending${pageQuery(pageToken)}`);
         approvals.push(...data.approvals);
         pageToken = data.nextPageToken ?? '';
       } while (pageToken);

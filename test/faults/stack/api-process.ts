@@ -18,7 +18,6 @@ const app = createApi({
   approvers: settings.approvers,
   signingSecret: settings.signingSecret,
   publicUrl: settings.publicUrl,
-  dataDir: settings.dataDir,
   defaultModel: 'stack-model',
   decisionWaitMs: settings.decisionWaitMs,
 });

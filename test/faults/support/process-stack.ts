@@ -3,9 +3,12 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { devServerSearchAttributes } from '../../../main/temporal.js';
-import { requireTemporalBinary } from '../../../main/temporal-binaries.js';
-import { startTemporalDevServer, type TemporalDevServer } from '../../../main/temporal-dev-server.js';
+import { requireTemporalBinary } from '../../../temporal/binaries.js';
+import {
+  devServerSearchAttributes,
+  startTemporalDevServer,
+  type TemporalDevServer,
+} from '../../../temporal/dev-server.js';
 import type { ApproverConfig } from '../../../protocol/index.js';
 import { bundleWorkflows } from '../../../worker/index.js';
 import { startChild, type ChildSpec } from './child.js';
@@ -55,7 +58,7 @@ type Launcher = () => Promise<StackProcess>;
  * the internal ports the CLI picks for itself: try again, within a bound, on the same port.
  */
 async function launchTemporal(spec: TemporalSpec): Promise<StackProcess> {
-  const executable = requireTemporalBinary('cli');
+  const executable = requireTemporalBinary('cli', process.env);
   for (let attempt = 1; ; attempt++) {
     let server: TemporalDevServer;
     try {

@@ -155,8 +155,8 @@ export async function approvalView(ctx, trackingId) {
     // A live update and a decision can both reload: only the latest one started may render.
     const mine = ++loads;
     if (ownDecision) shown = null;
-    const { data: a } = await api(`/api/approvals/${encodeURIComponent(trackingId)}`);
-    const run = await api(`/api/runs/${encodeURIComponent(a.runId)}`).then(
+    const { data: a } = await api(`api/approvals/${encodeURIComponent(trackingId)}`);
+    const run = await api(`api/runs/${encodeURIComponent(a.runId)}`).then(
       (r) => r.data,
       () => null,
     );

@@ -64,19 +64,16 @@ export function decisionPanel(ctx, a, reload, { rule } = {}) {
     say('Sending…');
     for (const b of buttons) b.disabled = true;
     try {
-      const { status: code, data } = await api(
-        `/api/approvals/${encodeURIComponent(a.trackingId)}/decision`,
-        {
-          method: 'POST',
-          body: decision,
-          headers: {
-            'x-countersign-channel': 'inbox',
-            'idempotency-key': crypto.randomUUID(),
-            // The revision this page shows: a proposal changed since is refused (412), never signed.
-            'if-match': `"${a.revision}"`,
-          },
+      const { status: code, data } = await api(`api/approvals/${encodeURIComponent(a.trackingId)}/decision`, {
+        method: 'POST',
+        body: decision,
+        headers: {
+          'x-countersign-channel': 'inbox',
+          'idempotency-key': crypto.randomUUID(),
+          // The revision this page shows: a proposal changed since is refused (412), never signed.
+          'if-match': `"${a.revision}"`,
         },
-      );
+      });
       if (code === 202) {
         say('Sent; waiting for the run to take it…');
         await pollOutcome(data.location);

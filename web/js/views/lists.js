@@ -74,7 +74,7 @@ export async function decidedView(ctx) {
   // The API pages decided approvals by run: a page may hold none and still have older ones after it.
   const decided = pagedList(
     async (pageToken) => {
-      const { data } = await api(`/api/approvals?status=decided${pageQuery(pageToken)}`);
+      const { data } = await api(`api/approvals?status=decided${pageQuery(pageToken)}`);
       return { items: data.approvals, nextPageToken: data.nextPageToken };
     },
     {

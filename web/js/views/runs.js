@@ -33,7 +33,7 @@ function startForm(ctx, onStarted) {
       onsubmit: async (e) => {
         e.preventDefault();
         try {
-          const { data } = await api('/api/runs', {
+          const { data } = await api('api/runs', {
             method: 'POST',
             body: { agent: agent.value, input: input.value },
           });
@@ -69,7 +69,7 @@ export async function runsView(ctx) {
   const runs = pagedList(
     async (pageToken) => {
       const filter = status.value ? `&status=${encodeURIComponent(status.value)}` : '';
-      const { data } = await api(`/api/runs?limit=${RUNS_PAGE}${filter}${pageQuery(pageToken)}`);
+      const { data } = await api(`api/runs?limit=${RUNS_PAGE}${filter}${pageQuery(pageToken)}`);
       return { items: data.runs, nextPageToken: data.nextPageToken };
     },
     {
@@ -130,7 +130,7 @@ export async function runsView(ctx) {
 export async function runView(ctx, runId) {
   const root = h('article', { class: 'run' });
   async function load() {
-    const { data: run } = await api(`/api/runs/${encodeURIComponent(runId)}`);
+    const { data: run } = await api(`api/runs/${encodeURIComponent(runId)}`);
     const live = run.status === 'running' || run.status === 'waiting';
     const status = h('p', { class: 'form-status', role: 'alert' });
     append(clear(root), [
@@ -174,7 +174,7 @@ export async function runView(ctx, runId) {
                 onclick: async () => {
                   try {
                     // The audit trail records who cancelled and through which channel.
-                    await api(`/api/runs/${encodeURIComponent(runId)}/cancel`, {
+                    await api(`api/runs/${encodeURIComponent(runId)}/cancel`, {
                       method: 'POST',
                       headers: { 'x-countersign-channel': 'inbox' },
                     });

@@ -3,6 +3,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES } from '../protocol/index.js';
 
 /** A search attribute type as `temporal server start-dev --search-attribute` spells it. */
 export type DevServerAttributeType =
@@ -13,6 +14,17 @@ export type DevServerAttributeType =
   | 'Bool'
   | 'Datetime'
   | 'KeywordList';
+
+const DEV_TYPES: Record<string, DevServerAttributeType> = {
+  INT: 'Int',
+  KEYWORD: 'Keyword',
+  KEYWORD_LIST: 'KeywordList',
+};
+
+/** Countersign's search attributes as `start-dev --search-attribute` takes them. */
+export const devServerSearchAttributes: Record<string, DevServerAttributeType> = Object.fromEntries(
+  Object.values(SEARCH_ATTRIBUTES).map((a) => [a.name, DEV_TYPES[a.type]!]),
+);
 
 export interface DevServerOptions {
   /** The Temporal CLI binary (see `findTemporalBinary`). */

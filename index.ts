@@ -1,0 +1,48 @@
+/**
+ * Countersign: LLM agents whose sensitive tool calls wait, durably on Temporal, for a human to
+ * approve, edit, reject or answer them. Define tools and agents, run a worker, mount the API in your
+ * own express app, and decide from the inbox, REST, email links or the terminal.
+ *
+ * Code that runs inside Temporal workflows imports `countersign/workflow` instead: it pulls in no
+ * Node module. Test helpers are in `countersign/testing`.
+ *
+ * @packageDocumentation
+ */
+export {
+  defineTool,
+  defineAgent,
+  type ToolDefinition,
+  type ToolContext,
+  type AgentDefinition,
+} from './define/index.js';
+export {
+  createWorker,
+  bundleWorkflows,
+  WORKFLOWS_PATH,
+  type CreateWorkerOptions,
+  type ModelSettings,
+  type Notifier,
+} from './worker/index.js';
+export {
+  startRun,
+  sendDecision,
+  cancelRun,
+  listPendingApprovals,
+  getRunState,
+  getRunEvents,
+  getFinalState,
+  getDecisionOutcome,
+  registerSearchAttributes,
+  UnknownApprovalError,
+  type StartRunOptions,
+  type PendingApprovalFilter,
+} from './client/index.js';
+export {
+  countersignRouter,
+  createApi,
+  type CountersignApiOptions,
+  type Authenticate,
+  type FindApprover,
+} from './api/create-api.js';
+export { createNotifier, type NotifierOptions, type CountersignNotifier } from './notify/notifier.js';
+export * from './protocol/index.js';

@@ -1,0 +1,123 @@
+// The adoption scenario, run by test/adoption/adoption.test.ts in a project that sees only the
+// packed tarball: a worker on a real Temporal dev server, the team's express app, a run started and
+// approved over REST, and the run's history replayed (and failing against a changed workflow).
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { createWorker, type ApprovalView, type RunState } from 'countersign';
+import { FakeModel, call, calls, createTestTemporal, replayHistories, say } from 'countersign/testing';
+import { executed, refunds } from './agent.js';
+import { buildApp } from './app.js';
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+const TASK_QUEUE = 'adoption';
+const temporal = await createTestTemporal({ env: process.env });
+const model = await FakeModel.start();
+const input = 'Refund order A-1042: $40';
+model.script(input, calls(call('refund', { order: 'A-1042', amount: 40 })), say('Refunded $40 on A-1042.'));
+
+const worker = await createWorker({
+  connection: temporal.nativeConnection,
+  namespace: temporal.namespace,
+  taskQueue: TASK_QUEUE,
+  agents: [refunds],
+  model: { baseUrl: model.url, apiKey: 'test' },
+});
+const server = buildApp(temporal.client, TASK_QUEUE, 'http://127.0.0.1/ops/approvals').listen(0, '127.0.0.1');
+await new Promise((resolve) => server.once('listening', resolve));
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ops/approvals`;
+
+async function as(session: string | undefined, method: string, path: string, body?: unknown, headers = {}) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(session ? { 'x-session': session } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
+  for (let tries = 0; tries < 600; tries++) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+try {
+  await worker.runUntil(async () => {
+    assert.equal(
+      (await as(undefined, 'GET', '/api/me')).status,
+      401,
+      'the hook refuses who it does not know',
+    );
+    // The inbox under the service's own path: its page asks for `api/...` relative to itself.
+    const bare = await fetch(base, { redirect: 'manual' });
+    assert.equal(bare.status, 308);
+    assert.equal(bare.headers.get('location'), '/ops/approvals/');
+    assert.match(await (await fetch(`${base}/`)).text(), /<title>Countersign inbox<\/title>/);
+    const me = await as('session-lee', 'GET', '/api/me');
+    assert.deepEqual(me.body.approver.roles, ['support-lead']);
+
+    const started = await as('session-sam', 'POST', '/api/runs', { agent: 'refunds', input });
+    assert.equal(started.status, 201, JSON.stringify(started.body));
+    const runId: string = started.body.runId;
+    const pending = await until('the approval', async () => {
+      const run = (await as('session-sam', 'GET', `/api/runs/${runId}`)).body as RunState;
+      return run.pending[0];
+    });
+    assert.equal(pending.description, 'Refund $40 on order A-1042');
+
+    const shown = await as('session-lee', 'GET', `/api/approvals/${pending.trackingId}`);
+    const etag = shown.headers.get('etag')!;
+    // Sam asked and holds no role that decides: refused, nothing ran.
+    const self = await as(
+      'session-sam',
+      'POST',
+      `/api/approvals/${pending.trackingId}/decision`,
+      { type: 'approve' },
+      { 'if-match': etag },
+    );
+    assert.equal(self.status, 403, JSON.stringify(self.body));
+    const approved = await as(
+      'session-lee',
+      'POST',
+      `/api/approvals/${pending.trackingId}/decision`,
+      { type: 'approve' },
+      { 'if-match': etag },
+    );
+    assert.equal(approved.status, 200, JSON.stringify(approved.body));
+
+    const finished = await until('the run to finish', async () => {
+      const run = (await as('session-sam', 'GET', `/api/runs/${runId}`)).body as RunState;
+      return run.status === 'completed' ? run : undefined;
+    });
+    assert.equal(finished.output, 'Refunded $40 on A-1042.');
+    assert.deepEqual(executed, [{ order: 'A-1042', amount: 40 }]);
+    const settled = finished.approvals[0] as ApprovalView;
+    assert.deepEqual(settled.outcome?.by, ['lee@example.com']);
+
+    // The run's history replays against the installed workflow code, and fails against a changed one.
+    const history = await temporal.client.workflow.getHandle(runId).fetchHistory();
+    const recorded = { workflowId: runId, history };
+    const [replayed] = await replayHistories([recorded]);
+    assert.equal(replayed!.ok, true);
+    const [altered] = await replayHistories([recorded], {
+      workflowsPath: fileURLToPath(new URL('./altered-workflows.js', import.meta.url)),
+      throwOnFailure: false,
+    });
+    assert.equal(altered!.ok, false, 'a changed workflow must fail the replay');
+    console.log(JSON.stringify({ adopted: true, runId, executed, replay: 'ok', altered: 'failed' }));
+  });
+} finally {
+  server.close();
+  await model.close();
+  await temporal.teardown();
+}
