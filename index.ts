@@ -11,6 +11,7 @@
 export {
   defineTool,
   defineAgent,
+  toAgentSpec,
   type ToolDefinition,
   type ToolContext,
   type AgentDefinition,
@@ -45,4 +46,18 @@ export {
   type FindApprover,
 } from './api/create-api.js';
 export { createNotifier, type NotifierOptions, type CountersignNotifier } from './notify/notifier.js';
+export { createMailTransport, type MailTransport, type MailMessage } from './notify/transport.js';
+export { loadSigningSecret } from './notify/signing-secret.js';
+export {
+  loadTemporalConfig,
+  connectionOptions,
+  type TemporalConfig,
+  type TlsSettings,
+} from './temporal/config.js';
+export {
+  writeInstanceFile,
+  removeInstanceFile,
+  readInstanceFile,
+  type InstanceFile,
+} from './cli/instance-file.js';
 export * from './protocol/index.js';

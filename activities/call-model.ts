@@ -3,6 +3,19 @@ import OpenAI from 'openai';
 import { whileHeartbeating } from './keep-alive.js';
 import type { ModelCallInput, ModelReply } from '../workflows/activity-types.js';
 
+/**
+ * How a worker reaches the model: any OpenAI-compatible endpoint. Only activities read it, so the
+ * key never enters a workflow history.
+ *
+ * @example
+ * ```ts
+ * import { createWorker, type ModelSettings } from 'countersign';
+ *
+ * // A local OpenAI-compatible server, for every agent whatever model it names.
+ * const model: ModelSettings = { baseUrl: 'http://localhost:11434/v1', name: 'llama3.1', timeoutMs: 60_000 };
+ * const worker = await createWorker({ connection, agents: [support], model });
+ * ```
+ */
 export interface ModelSettings {
   /** Any OpenAI-compatible endpoint; OpenAI's own when absent. */
   baseUrl?: string;

@@ -7,6 +7,21 @@ import type { ApprovalView } from '../protocol/index.js';
  * Activity retries must not send twice: `sent` lists the keys of notifications already delivered
  * by earlier attempts (carried in the activity's heartbeat details), and `onSent` is called after
  * each delivery so the next attempt skips it.
+ *
+ * @example
+ * ```ts
+ * import { createWorker, type Notifier } from 'countersign';
+ *
+ * const slack: Notifier = {
+ *   async notify(approval, { sent, onSent }) {
+ *     const key = `slack:r${approval.revision}`; // an edit or an escalation notifies again
+ *     if (sent.includes(key)) return;
+ *     await postToSlack('#approvals', `${approval.description}: ${approval.trackingId}`);
+ *     onSent(key);
+ *   },
+ * };
+ * const worker = await createWorker({ connection, agents: [support], model, notifier: slack });
+ * ```
  */
 export interface Notifier {
   notify(

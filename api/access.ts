@@ -24,17 +24,11 @@ import {
 } from '../protocol/index.js';
 import { searchAttributeKeys } from '../workflows/search-attributes.js';
 import type { ApiOptions } from './context.js';
+import type { RunAccess } from './run-access.js';
 import { HttpError } from './errors.js';
 import { describeRun } from './run-reads.js';
 
 export const ADMIN_ROLE = 'admin';
-
-/** What the rule looks at of a run: all of it from the run's listing, no query, no worker. */
-export interface RunAccess {
-  agent?: string;
-  requester?: string;
-  pendingRoles: readonly string[];
-}
 
 /** The policy of a tool that has none: a human with the default roles decides. */
 const DEFAULT_POLICY = ApprovalPolicy.parse({});

@@ -26,12 +26,42 @@ export type Authenticate = (
   req: Request,
 ) => ApproverIdentity | undefined | Promise<ApproverIdentity | undefined>;
 
-/** Looks an approver up by id: an email link is signed for one, and acts with their roles now. */
+/**
+ * Looks an approver up by id: an email link is signed for one, and acts with their roles now.
+ *
+ * @example
+ * ```ts
+ * import type { FindApprover } from 'countersign';
+ *
+ * const findApprover: FindApprover = async (id) => {
+ *   const user = await directory.byEmail(id);
+ *   return user && { id: user.email, email: user.email, roles: user.groups };
+ * };
+ * ```
+ */
 export type FindApprover = (
   id: string,
 ) => ApproverIdentity | undefined | Promise<ApproverIdentity | undefined>;
 
-/** What `countersignRouter` and `createApi` need. */
+/**
+ * What `countersignRouter` and `createApi` need. Give `authenticate` (your own login) or
+ * `approvers` (bearer tokens), or both.
+ *
+ * @example
+ * ```ts
+ * import { readFile } from 'node:fs/promises';
+ * import { ApproversFile, countersignRouter, type CountersignApiOptions } from 'countersign';
+ *
+ * const options: CountersignApiOptions = {
+ *   client,
+ *   agents: [support],
+ *   approvers: ApproversFile.parse(JSON.parse(await readFile('approvers.json', 'utf8'))).approvers,
+ *   signingSecret: process.env.LINK_SECRET!,
+ *   publicUrl: 'https://ops.example.com/approvals',
+ * };
+ * app.use('/approvals', countersignRouter(options));
+ * ```
+ */
 export interface CountersignApiOptions {
   /** A client of the Temporal the workers run on. */
   client: Client;

@@ -35,8 +35,9 @@ const WEB_ROOT = fileURLToPath(new URL('../web/', import.meta.url));
  *     agents: [support],
  *     signingSecret: process.env.LINK_SECRET!,
  *     publicUrl: 'https://ops.example.com/approvals',
- *     authenticate: (req) => {
- *       const user = req.user; // your own session middleware
+ *     // Your own sessions: who the request comes from, and the groups a policy names them by.
+ *     authenticate: async (req) => {
+ *       const user = await sessions.userOf(req.get('cookie'));
  *       return user && { id: user.email, roles: user.groups };
  *     },
  *   }),

@@ -2,7 +2,7 @@ import { EventEmitter, on } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { RunEvent } from '../protocol/index.js';
-import type { RunAccess } from './access.js';
+import type { RunAccess } from './run-access.js';
 import type { ApiOptions } from './context.js';
 import { getRunEvents } from '../client/index.js';
 import { lastCompletedTask, lastTaskBefore, liveHistory } from './history-reads.js';

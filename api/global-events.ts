@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunEvent } from '../protocol/index.js';
-import type { RunAccess } from './access.js';
+import type { RunAccess } from './run-access.js';
 import type { ApiOptions } from './context.js';
 import { readEvents, type FeedEvent, type RunEventFeed } from './event-feed.js';
 import { lastChange } from './history-reads.js';

@@ -8,7 +8,7 @@ import {
   type ApprovalView,
   type RunSummary,
 } from '../protocol/index.js';
-import type { RunAccess } from './access.js';
+import type { RunAccess } from './run-access.js';
 import { HttpError } from './errors.js';
 import { openPageToken, sealPageToken } from './page-tokens.js';
 import { timestampMs } from './history-reads.js';

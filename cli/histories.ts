@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { Command, Option } from 'commander';
-import { connectionOptions, loadTemporalConfig } from '../config/temporal.js';
+import { connectionOptions, loadTemporalConfig } from '../temporal/config.js';
 import { downloadHistories, type DownloadedHistory } from '../temporal/download-histories.js';
 import { CliError } from './http.js';
 

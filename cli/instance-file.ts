@@ -6,6 +6,14 @@ import path from 'node:path';
  * answers, so `npx countersign` finds it whatever PORT it was given. `npm start` writes it once the
  * API listens and removes it on a clean stop; a file whose process is gone (a crash, a kill -9) is
  * ignored. Node's standard library only: the CLI reads it without loading any server code.
+ *
+ * @example
+ * ```ts
+ * import { readInstanceFile, type InstanceFile } from 'countersign';
+ *
+ * const instance: InstanceFile | undefined = readInstanceFile('.countersign');
+ * if (instance) console.log(`Countersign answers at ${instance.url} (pid ${instance.pid})`);
+ * ```
  */
 export interface InstanceFile {
   /** The API's base URL as a client on this machine reaches it. */
@@ -25,6 +33,17 @@ function reachable(url: string): string {
   return parsed.origin;
 }
 
+/**
+ * Says that this process serves Countersign at `url`, so `npx countersign` on this machine finds it.
+ * Call it once the server listens; a wildcard address is written as loopback.
+ *
+ * @example
+ * ```ts
+ * import { writeInstanceFile } from 'countersign';
+ *
+ * app.listen(8080, () => writeInstanceFile('.countersign', 'http://0.0.0.0:8080'));
+ * ```
+ */
 export function writeInstanceFile(dataDir: string, url: string, pid = process.pid): void {
   const file = path.join(dataDir, INSTANCE_FILE);
   const instance: InstanceFile = { url: reachable(url), pid, startedAt: new Date().toISOString() };
@@ -34,7 +53,19 @@ export function writeInstanceFile(dataDir: string, url: string, pid = process.pi
   renameSync(partial, file);
 }
 
-/** Removes the file if it still names this process (another instance may have started since). */
+/**
+ * Removes the file if it still names this process (another instance may have started since).
+ *
+ * @example
+ * ```ts
+ * import { removeInstanceFile } from 'countersign';
+ *
+ * process.once('SIGTERM', () => {
+ *   removeInstanceFile('.countersign');
+ *   server.close();
+ * });
+ * ```
+ */
 export function removeInstanceFile(dataDir: string, pid = process.pid): void {
   const found = readFile(dataDir);
   if (found?.pid === pid) rmSync(path.join(dataDir, INSTANCE_FILE), { force: true });
@@ -62,7 +93,17 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The running instance the data dir names, if its process is still alive. */
+/**
+ * The running instance the data dir names, if its process is still alive.
+ *
+ * @example
+ * ```ts
+ * import { readInstanceFile } from 'countersign';
+ *
+ * const base = readInstanceFile('.countersign')?.url ?? 'http://127.0.0.1:3000';
+ * const runs = await fetch(`${base}/api/runs`, { headers: { authorization: `Bearer ${token}` } });
+ * ```
+ */
 export function readInstanceFile(dataDir: string): InstanceFile | undefined {
   const found = readFile(dataDir);
   return found && alive(found.pid) ? found : undefined;

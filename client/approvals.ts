@@ -1,7 +1,17 @@
 import type { Client } from '@temporalio/client';
 import { PENDING_MEMO_KEY, SEARCH_ATTRIBUTES, type ApprovalView } from '../protocol/index.js';
 
-/** Which pending approvals to list; every filter left out matches all. */
+/**
+ * Which pending approvals to list; every filter left out matches all.
+ *
+ * @example
+ * ```ts
+ * import { listPendingApprovals, type PendingApprovalFilter } from 'countersign';
+ *
+ * const filter: PendingApprovalFilter = { agent: 'support', role: 'support-lead' };
+ * const waiting = await listPendingApprovals(client, filter);
+ * ```
+ */
 export interface PendingApprovalFilter {
   agent?: string;
   tool?: string;

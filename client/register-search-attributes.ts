@@ -43,6 +43,15 @@ async function withRetry<T>(call: () => Promise<T>): Promise<T> {
  * set them, and checks each has the type Countersign writes. Safe to call at every start and from
  * several processes at once. Where the cluster refuses (Temporal Cloud creates attributes in the
  * namespace settings), the error names the attributes to create.
+ *
+ * @example
+ * ```ts
+ * import { Connection } from '@temporalio/client';
+ * import { registerSearchAttributes } from 'countersign';
+ *
+ * const connection = await Connection.connect({ address: 'temporal.internal:7233' });
+ * await registerSearchAttributes(connection, 'default');
+ * ```
  */
 export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<void> {
   const operator = connection.operatorService;

@@ -5,6 +5,14 @@ import { cancelSignal, decisionOutcomeQuery, eventsQuery, stateQuery } from '../
 /**
  * The run's whole state (transcript, approvals, events), running or closed. A run that completed
  * carries its final state in its result, so reading it needs no worker and no replay.
+ *
+ * @example
+ * ```ts
+ * import { getRunState } from 'countersign';
+ *
+ * const state = await getRunState(client, runId);
+ * console.log(state.status, state.pending.map((approval) => approval.trackingId));
+ * ```
  */
 export async function getRunState(client: Client, runId: string): Promise<RunState> {
   const handle = client.workflow.getHandle(runId);
@@ -16,6 +24,17 @@ export async function getRunState(client: Client, runId: string): Promise<RunSta
 /**
  * The run's events after `after`. `closed` says whether the caller already knows the run has ended
  * (from the list or a history watch); without it the run is described first.
+ *
+ * @example
+ * ```ts
+ * import { getRunEvents } from 'countersign';
+ *
+ * let after = 0; // event ids start at 1
+ * for (const event of await getRunEvents(client, runId, after)) {
+ *   console.log(event.id, event.type, event.actor ?? '');
+ *   after = event.id;
+ * }
+ * ```
  */
 export async function getRunEvents(
   client: Client,
@@ -33,6 +52,14 @@ export async function getRunEvents(
  * The state a closed run returned; undefined when it did not complete (a failed workflow task,
  * termination) or completed before results carried their state, so only a query can tell. Call it
  * once the run has closed: it waits for the result.
+ *
+ * @example
+ * ```ts
+ * import { getFinalState } from 'countersign';
+ *
+ * const final = await getFinalState(client, runId);
+ * if (final) console.log(final.status, final.output);
+ * ```
  */
 export async function getFinalState(client: Client, runId: string): Promise<RunState | undefined> {
   return (await getFinalOutput(client, runId))?.state;
@@ -51,6 +78,15 @@ async function getFinalOutput(client: Client, runId: string): Promise<RunOutput 
 /**
  * What the run did with the decision carrying `requestId`, or null if it has not taken one. A
  * completed run answers from its result, with no worker; a running one through a query.
+ *
+ * @example
+ * ```ts
+ * import { getDecisionOutcome } from 'countersign';
+ *
+ * // `sendDecision` answered null (no worker was up): ask again later, by the same request id.
+ * const outcome = await getDecisionOutcome(client, runId, requestId);
+ * if (outcome && !outcome.accepted) console.error(outcome.code, outcome.reason);
+ * ```
  */
 export async function getDecisionOutcome(
   client: Client,

@@ -4,6 +4,22 @@ import { toAgentSpec, type AgentDefinition } from '../define/index.js';
 import { DEFAULT_MODEL, DEFAULT_TASK_QUEUE, RunInput, StartRunRequest } from '../protocol/index.js';
 import { searchAttributeKeys } from '../workflows/search-attributes.js';
 
+/**
+ * What `startRun` needs: the agent and what the user asked. The rest has defaults.
+ *
+ * @example
+ * ```ts
+ * import { startRun, type StartRunOptions } from 'countersign';
+ *
+ * const options: StartRunOptions = {
+ *   agent: support,
+ *   input: 'Refund order A-1042',
+ *   requester: 'sam',
+ *   taskQueue: 'support',
+ * };
+ * const { runId } = await startRun(client, options);
+ * ```
+ */
 export interface StartRunOptions {
   agent: AgentDefinition;
   input: string;

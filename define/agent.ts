@@ -1,7 +1,24 @@
 import { AgentSpec } from '../protocol/index.js';
 import { toToolSpec, type ToolDefinition } from './tool.js';
 
-/** An agent as `defineAgent` takes it. */
+/**
+ * An agent as `defineAgent` takes it: what `createWorker`, `startRun` and the API are given.
+ *
+ * @example
+ * ```ts
+ * import { defineAgent, type AgentDefinition } from 'countersign';
+ *
+ * const definition: AgentDefinition = {
+ *   name: 'support',
+ *   description: 'Handles refunds.',
+ *   instructions: 'You help customers with refunds.',
+ *   model: 'gpt-4o',
+ *   maxTurns: 10,
+ *   tools: [lookup, refund],
+ * };
+ * export const support = defineAgent(definition);
+ * ```
+ */
 export interface AgentDefinition {
   name: string;
   description: string;
@@ -41,7 +58,15 @@ export function defineAgent(definition: AgentDefinition): AgentDefinition {
   return definition;
 }
 
-/** The copy of an agent a run starts with. */
+/**
+ * The copy of an agent a run starts with: what `startRun` puts in the run's input, and what you
+ * pass to `agentWorkflow` when you start it as a child workflow of your own.
+ *
+ * @example
+ * ```ts
+ * const input: RunInput = { agent: toAgentSpec(support, 'gpt-4o-mini'), input: 'Refund order A-1042', requester: 'sam' };
+ * ```
+ */
 export function toAgentSpec(agent: AgentDefinition, defaultModel: string): AgentSpec {
   return AgentSpec.parse({
     name: agent.name,

@@ -1,7 +1,20 @@
 import { z } from 'zod';
 import { ApprovalPolicy, ToolSpec, type ApprovalPolicyInput, type JsonValue } from '../protocol/index.js';
 
-/** What a tool's `execute` is told about the call it runs. */
+/**
+ * What a tool's `execute` is told about the call it runs.
+ *
+ * @example
+ * ```ts
+ * import type { ToolContext } from 'countersign';
+ *
+ * async function refund(args: { orderId: string; amount: number }, context: ToolContext) {
+ *   // The same key on every retry of this call: the payment provider refunds once.
+ *   await payments.refund({ ...args, idempotencyKey: context.idempotencyKey }, { signal: context.signal });
+ *   return { refunded: args.amount, approvedBy: context.approvedBy };
+ * }
+ * ```
+ */
 export interface ToolContext {
   runId: string;
   toolCallId: string;
@@ -14,6 +27,25 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
+/**
+ * A tool as `defineTool` returns it and `defineAgent` takes it. Make one with `defineTool`, which
+ * checks its policy, rather than by hand.
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * import { defineTool, type ToolDefinition } from 'countersign';
+ *
+ * const LookupArgs = z.object({ orderId: z.string() });
+ * export const lookup: ToolDefinition<typeof LookupArgs> = defineTool({
+ *   name: 'lookup_order',
+ *   description: 'Look an order up.',
+ *   parameters: LookupArgs,
+ *   safe: true, // reads only: never waits for a human
+ *   execute: async ({ orderId }) => ({ orderId, status: 'shipped' }),
+ * });
+ * ```
+ */
 export interface ToolDefinition<Args extends z.ZodObject = z.ZodObject> {
   name: string;
   description: string;

@@ -24,6 +24,17 @@ export type ChatMessage =
   | { role: 'assistant'; content: string | null; tool_calls?: ReplyToolCall[] }
   | { role: 'tool'; tool_call_id: string; content: string };
 
+/**
+ * One tool call in a scripted or rule-based model's reply.
+ *
+ * @example
+ * ```ts
+ * import type { AssistantReply, ReplyToolCall } from 'countersign/testing';
+ *
+ * const lookup: ReplyToolCall = { function: { name: 'lookup_order', arguments: { orderId: 'A-1' } } };
+ * const reply: AssistantReply = { content: null, tool_calls: [lookup] };
+ * ```
+ */
 export interface ReplyToolCall {
   /** Generated when absent. */
   id?: string;
@@ -68,8 +79,36 @@ export interface ErrorReply {
  * ```
  */
 export type ModelReply = AssistantReply | ErrorReply;
+/**
+ * Answers one Chat Completions request: what `serveChatCompletions` calls for each.
+ *
+ * @example
+ * ```ts
+ * import type { ChatCompletionHandler } from 'countersign/testing';
+ *
+ * // Look the order up first; once its result is in the conversation, answer.
+ * const handler: ChatCompletionHandler = (request) =>
+ *   request.messages.some((message) => message.role === 'tool')
+ *     ? { content: 'Your order has shipped.' }
+ *     : { content: null, tool_calls: [{ function: { name: 'lookup_order', arguments: { id: 'A-1' } } }] };
+ * ```
+ */
 export type ChatCompletionHandler = (request: ChatCompletionRequest) => ModelReply | Promise<ModelReply>;
 
+/**
+ * A running `serveChatCompletions` endpoint.
+ *
+ * @example
+ * ```ts
+ * import { createWorker } from 'countersign';
+ * import { serveChatCompletions, type ChatCompletionsServer } from 'countersign/testing';
+ *
+ * const server: ChatCompletionsServer = await serveChatCompletions(() => ({ content: 'Hello!' }));
+ * const worker = await createWorker({ connection, agents: [support], model: { baseUrl: server.url } });
+ * // ... after the test:
+ * await server.close();
+ * ```
+ */
 export interface ChatCompletionsServer {
   /** Base URL for an OpenAI client, ending in /v1. */
   url: string;
@@ -82,7 +121,21 @@ export function isErrorReply(reply: ModelReply): reply is ErrorReply {
 
 const MAX_BODY = 10 * 1024 * 1024;
 
-/** A small OpenAI-compatible Chat Completions endpoint whose answers come from `handler`. */
+/**
+ * A small OpenAI-compatible Chat Completions endpoint whose answers come from `handler`: a model
+ * that follows rules instead of a script (`FakeModel` is built on it).
+ *
+ * @example
+ * ```ts
+ * import { serveChatCompletions } from 'countersign/testing';
+ *
+ * const model = await serveChatCompletions((request) => ({
+ *   content: `You sent ${request.messages.length} messages.`,
+ * }));
+ * // createWorker({ ..., model: { baseUrl: model.url } })
+ * await model.close();
+ * ```
+ */
 export async function serveChatCompletions(
   handler: ChatCompletionHandler,
   options: { port?: number; host?: string } = {},

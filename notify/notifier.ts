@@ -5,14 +5,37 @@ import { signLink, type LinkAction } from './links.js';
 import { createMailTransport, type MailTransport } from './transport.js';
 import { postWebhook } from './webhook.js';
 
+/**
+ * What `createNotifier` needs: who may be told (ids, emails, roles), how links are signed and where
+ * they lead, and how mail is sent.
+ *
+ * @example
+ * ```ts
+ * import { createNotifier, type NotifierOptions } from 'countersign';
+ *
+ * const options: NotifierOptions = {
+ *   approvers: [{ id: 'lee', email: 'lee@example.com', roles: ['support-lead'] }],
+ *   signingSecret: process.env.LINK_SECRET!,
+ *   publicUrl: 'https://ops.example.com/approvals',
+ *   dataDir: '/var/lib/countersign',
+ *   mailFrom: 'Approvals <approvals@example.com>',
+ *   webhookUrl: 'https://hooks.example.com/countersign',
+ * };
+ * const notifier = createNotifier(options);
+ * ```
+ */
 export interface NotifierOptions {
+  /** Everyone who may be emailed: those whose roles may decide an approval get it. */
   approvers: ApproverIdentity[];
+  /** The router's `signingSecret`, so the links signed here verify there. */
   signingSecret: string;
   /** Base URL of the API and inbox, used in links. */
   publicUrl: string;
+  /** Where mail goes as `.eml` files (`<dataDir>/outbox/`) when there is no `smtpUrl`. */
   dataDir: string;
   smtpUrl?: string;
   mailFrom: string;
+  /** Also POSTs each approval here, signed with `signingSecret`. */
   webhookUrl?: string;
 }
 
@@ -31,6 +54,20 @@ export function inboxUrl(publicUrl: string, trackingId: string): string {
   return `${publicUrl.replace(/\/$/, '')}/#/approvals/${encodeURIComponent(trackingId)}`;
 }
 
+/**
+ * The notifier `createNotifier` returns: a `Notifier` for `createWorker`, and `close()` to let its
+ * SMTP connections go when the worker stops.
+ *
+ * @example
+ * ```ts
+ * import { createNotifier, createWorker, type CountersignNotifier } from 'countersign';
+ *
+ * const notifier: CountersignNotifier = createNotifier(options);
+ * const worker = await createWorker({ connection, agents: [support], model, notifier });
+ * await worker.run();
+ * notifier.close();
+ * ```
+ */
 export interface CountersignNotifier extends Notifier {
   close(): void;
 }
@@ -43,7 +80,7 @@ export interface CountersignNotifier extends Notifier {
  * ```ts
  * const notifier = createNotifier({
  *   approvers: directory, // ids, emails and roles
- *   signingSecret: secret,
+ *   signingSecret: process.env.LINK_SECRET!, // the router's secret, so the links verify
  *   publicUrl: 'https://ops.example.com/approvals',
  *   dataDir: '/var/lib/countersign',
  *   smtpUrl: 'smtp://mail.example.com:587',

@@ -5,6 +5,14 @@ import path from 'node:path';
 /**
  * The HMAC key for email links and webhooks: the configured one, else one generated once into
  * `<dataDir>/signing-secret` so links sent before a restart still verify after it.
+ *
+ * @example
+ * ```ts
+ * import { loadSigningSecret } from 'countersign';
+ *
+ * // One secret for the notifier, which signs links, and the router, which verifies them.
+ * const signingSecret = loadSigningSecret('/var/lib/countersign', process.env.LINK_SECRET);
+ * ```
  */
 export function loadSigningSecret(dataDir: string, configured?: string): string {
   if (configured) return configured;

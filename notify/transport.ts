@@ -2,6 +2,24 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 
+/**
+ * One email, as a `MailTransport` sends it.
+ *
+ * @example
+ * ```ts
+ * import type { MailMessage } from 'countersign';
+ *
+ * const message: MailMessage = {
+ *   from: 'Approvals <approvals@example.com>',
+ *   to: 'lee@example.com',
+ *   subject: 'Refund of $250 waits for you',
+ *   text: 'Decide at https://ops.example.com/approvals/',
+ *   html: '<p>Decide in <a href="https://ops.example.com/approvals/">the inbox</a>.</p>',
+ *   fileKey: 'refund-A-1042',
+ * };
+ * await mail.send(message);
+ * ```
+ */
 export interface MailMessage {
   from: string;
   to: string;
@@ -12,12 +30,48 @@ export interface MailMessage {
   fileKey: string;
 }
 
+/**
+ * Where emails go: an SMTP server, or `.eml` files for local runs and tests. `close()` lets its
+ * connections go.
+ *
+ * @example
+ * ```ts
+ * import { createMailTransport, type MailTransport } from 'countersign';
+ *
+ * // No smtpUrl: .eml files in .countersign/outbox/
+ * const mail: MailTransport = createMailTransport({ dataDir: '.countersign' });
+ * await mail.send(message);
+ * mail.close();
+ * ```
+ */
 export interface MailTransport {
   send(message: MailMessage): Promise<void>;
   close(): void;
 }
 
-/** By SMTP when `smtpUrl` is set; otherwise each message becomes an RFC 5322 `.eml` file in `<dataDir>/outbox/`. */
+/**
+ * By SMTP when `smtpUrl` is set; otherwise each message becomes an RFC 5322 `.eml` file in
+ * `<dataDir>/outbox/`.
+ *
+ * @example
+ * ```ts
+ * import { createMailTransport } from 'countersign';
+ *
+ * const mail = createMailTransport({
+ *   smtpUrl: 'smtp://mail.example.com:587',
+ *   dataDir: '/var/lib/countersign',
+ * });
+ * await mail.send({
+ *   from: 'ops@example.com',
+ *   to: 'lee@example.com',
+ *   subject: 'Hi',
+ *   text: 'Hi',
+ *   html: '<p>Hi</p>',
+ *   fileKey: 'hi',
+ * });
+ * mail.close();
+ * ```
+ */
 export function createMailTransport(options: { smtpUrl?: string; dataDir: string }): MailTransport {
   if (options.smtpUrl) {
     const smtp = nodemailer.createTransport(options.smtpUrl);

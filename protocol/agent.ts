@@ -2,10 +2,46 @@ import { z } from 'zod';
 import { JsonSchema } from './json.js';
 import { ApprovalPolicy } from './policy.js';
 
+/**
+ * What an agent or tool name may be: a letter, then up to 63 letters, digits, `_` or `-`. Such a
+ * name is a valid OpenAI function name, and safe in ids and list queries.
+ *
+ * @example
+ * ```ts
+ * import { NAME_PATTERN } from 'countersign';
+ *
+ * NAME_PATTERN.test('refund_order'); // true
+ * NAME_PATTERN.test('refund order'); // false
+ * ```
+ */
 export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+/**
+ * An agent or tool name ({@link NAME_PATTERN}), as a zod schema.
+ *
+ * @example
+ * ```ts
+ * import { Name } from 'countersign';
+ *
+ * Name.safeParse('2fa-reset').success; // false: a name starts with a letter
+ * ```
+ */
 export const Name = z.string().regex(NAME_PATTERN, 'letters, digits, _ and -, starting with a letter');
 
-/** The serializable face of a tool: what the model, the workflow, the API and the inbox see. */
+/**
+ * The serializable face of a tool: what the model, the workflow, the API and the inbox see.
+ *
+ * @example
+ * ```ts
+ * import { ToolSpec } from 'countersign';
+ *
+ * const spec = ToolSpec.parse({
+ *   name: 'lookup_order',
+ *   description: 'Look an order up.',
+ *   parameters: { type: 'object' },
+ * });
+ * spec.safe; // false: without a policy, every call waits for a human
+ * ```
+ */
 export const ToolSpec = z.strictObject({
   name: Name,
   description: z.string(),
@@ -19,7 +55,22 @@ export const ToolSpec = z.strictObject({
 });
 export type ToolSpec = z.output<typeof ToolSpec>;
 
-/** The serializable face of an agent. A run takes a copy at start, so its policies never change under it. */
+/**
+ * The serializable face of an agent. A run takes a copy at start, so its policies never change under it.
+ *
+ * @example
+ * ```ts
+ * import { AgentSpec } from 'countersign';
+ *
+ * const spec = AgentSpec.parse({
+ *   name: 'support',
+ *   instructions: 'Help customers.',
+ *   model: 'gpt-4o-mini',
+ *   tools: [],
+ * });
+ * spec.maxTurns; // 20
+ * ```
+ */
 export const AgentSpec = z.strictObject({
   name: Name,
   description: z.string().default(''),
@@ -33,4 +84,20 @@ export const AgentSpec = z.strictObject({
   tools: z.array(ToolSpec),
 });
 export type AgentSpec = z.output<typeof AgentSpec>;
+/**
+ * An `AgentSpec` as written, defaults left out.
+ *
+ * @example
+ * ```ts
+ * import { AgentSpec, type AgentSpecInput } from 'countersign';
+ *
+ * const input: AgentSpecInput = {
+ *   name: 'triage',
+ *   instructions: 'Sort tickets.',
+ *   model: 'gpt-4o-mini',
+ *   tools: [],
+ * };
+ * const spec: AgentSpec = AgentSpec.parse(input);
+ * ```
+ */
 export type AgentSpecInput = z.input<typeof AgentSpec>;

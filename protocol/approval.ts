@@ -7,11 +7,27 @@ import { ApprovalStatus } from './status.js';
 /**
  * What is being decided: a proposed call, a plan of calls, a tool's result held for review, or a
  * question the model put to a human through `ask_human`.
+ *
+ * @example
+ * ```ts
+ * import { listPendingApprovals } from 'countersign';
+ *
+ * for (const approval of await listPendingApprovals(client))
+ *   if (approval.kind === 'question') console.log(`The agent asks: ${approval.question}`);
+ * ```
  */
 export const ApprovalKind = z.enum(['call', 'plan', 'result', 'question']);
 export type ApprovalKind = z.infer<typeof ApprovalKind>;
 
-/** One argument that a human changed: `path` is a JSON pointer into the arguments. */
+/**
+ * One argument that a human changed: `path` is a JSON pointer into the arguments.
+ *
+ * @example
+ * ```ts
+ * for (const change of approval.outcome?.diff ?? [])
+ *   console.log(`${change.path}: ${JSON.stringify(change.before)} -> ${JSON.stringify(change.after)}`);
+ * ```
+ */
 export const ArgChange = z.strictObject({
   path: z.string(),
   before: JsonValue.optional(),
@@ -19,7 +35,15 @@ export const ArgChange = z.strictObject({
 });
 export type ArgChange = z.infer<typeof ArgChange>;
 
-/** One person's approval; `roles` are those they held when they gave it, which decide where it counts. */
+/**
+ * One person's approval; `roles` are those they held when they gave it, which decide where it counts.
+ *
+ * @example
+ * ```ts
+ * for (const signoff of approval.approvals)
+ *   console.log(`${signoff.approver} (${signoff.roles.join(', ')}) signed revision ${signoff.revision}`);
+ * ```
+ */
 export const Signoff = z.strictObject({
   approver: z.string(),
   roles: z.array(z.string()),
@@ -34,6 +58,12 @@ export type Signoff = z.infer<typeof Signoff>;
  * One condition an approval must meet before it is approved: `count` distinct sign-offs from
  * people holding one of `roles`. An approval is approved when every requirement is met; a sign-off
  * counts toward each requirement whose roles its approver holds.
+ *
+ * @example
+ * ```ts
+ * for (const requirement of approval.requirements)
+ *   console.log(`${requirement.count} of ${requirement.roles.join(' or ')}, because ${requirement.reason}`);
+ * ```
  */
 export const Requirement = z.strictObject({
   roles: z.array(z.string()).min(1),
@@ -45,7 +75,15 @@ export const Requirement = z.strictObject({
 });
 export type Requirement = z.infer<typeof Requirement>;
 
-/** How an approval ended. */
+/**
+ * How an approval ended: who settled it, when, and what they decided.
+ *
+ * @example
+ * ```ts
+ * const outcome = approval.outcome;
+ * if (outcome?.status === 'edited') console.log(`${outcome.by.join(', ')} changed them to`, outcome.args);
+ * ```
+ */
 export const ApprovalOutcome = z.strictObject({
   status: ApprovalStatus,
   by: z.array(z.string()),
@@ -58,7 +96,18 @@ export const ApprovalOutcome = z.strictObject({
 });
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcome>;
 
-/** An approval as the inbox, the API, the CLI and the email show it: one definition for all. */
+/**
+ * An approval as the inbox, the API, the CLI and the email show it: one definition for all.
+ *
+ * @example
+ * ```ts
+ * import { ApprovalView } from 'countersign';
+ *
+ * // In your receiver of the notifier's webhook (`{ type: 'approval.requested', approval, inboxUrl }`):
+ * const approval = ApprovalView.parse(body.approval);
+ * console.log(`${approval.description}: ${approval.approvers.join(' or ')} by ${approval.deadline}`);
+ * ```
+ */
 export const ApprovalView = z.strictObject({
   trackingId: z.string(),
   runId: z.string(),
@@ -100,6 +149,15 @@ export const ApprovalView = z.strictObject({
 });
 export type ApprovalView = z.infer<typeof ApprovalView>;
 
-/** The requestApproval activity's answer: it returns at once, the human answers later by signal. */
+/**
+ * The requestApproval activity's answer: it returns at once, the human answers later by signal.
+ *
+ * @example
+ * ```ts
+ * import { ApprovalTicket } from 'countersign';
+ *
+ * const ticket = ApprovalTicket.parse({ status: 'pending', trackingId: 'run-42.1' });
+ * ```
+ */
 export const ApprovalTicket = z.strictObject({ status: z.literal('pending'), trackingId: z.string() });
 export type ApprovalTicket = z.infer<typeof ApprovalTicket>;

@@ -13,6 +13,18 @@ const Identifier = z
 /**
  * A person the API has authenticated: who they are and the roles a policy names them by. Your own
  * authentication hook returns one; the approvers file adds a token to each.
+ *
+ * @example
+ * ```ts
+ * import type { ApproverIdentity } from 'countersign';
+ *
+ * const lee: ApproverIdentity = {
+ *   id: 'lee',
+ *   name: 'Lee Park',
+ *   email: 'lee@example.com',
+ *   roles: ['support-lead'],
+ * };
+ * ```
  */
 export const ApproverIdentity = z.strictObject({
   id: Identifier,
@@ -22,17 +34,50 @@ export const ApproverIdentity = z.strictObject({
 });
 export type ApproverIdentity = z.infer<typeof ApproverIdentity>;
 
-/** One person who may decide, as the approvers file lists them. Tokens never leave the API. */
+/**
+ * One person who may decide, as the approvers file lists them. Tokens never leave the API.
+ *
+ * @example
+ * ```ts
+ * import { randomBytes } from 'node:crypto';
+ * import { ApproverConfig } from 'countersign';
+ *
+ * const token = randomBytes(24).toString('base64url');
+ * const sam = ApproverConfig.parse({ id: 'sam', roles: ['finance'], token });
+ * ```
+ */
 export const ApproverConfig = ApproverIdentity.extend({
   roles: z.array(Identifier).min(1),
   token: z.string().min(16, 'tokens must be at least 16 characters'),
 });
 export type ApproverConfig = z.infer<typeof ApproverConfig>;
 
+/**
+ * The approvers file: everyone who may decide, with a bearer token each, for the API's token
+ * authentication (when you give no `authenticate` hook) and the CLI.
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from 'node:fs';
+ * import { ApproversFile, countersignRouter } from 'countersign';
+ *
+ * const { approvers } = ApproversFile.parse(JSON.parse(readFileSync('approvers.json', 'utf8')));
+ * app.use('/approvals', countersignRouter({ client, agents, approvers, signingSecret, publicUrl }));
+ * ```
+ */
 export const ApproversFile = z.strictObject({ approvers: z.array(ApproverConfig).min(1) });
 export type ApproversFile = z.infer<typeof ApproversFile>;
 
-/** Who an approver is, without anything else they carry (a token): what is safe to pass on. */
+/**
+ * Who an approver is, without anything else they carry (a token): what is safe to pass on.
+ *
+ * @example
+ * ```ts
+ * import { createNotifier, identityOf } from 'countersign';
+ *
+ * const notifier = createNotifier({ ...notifierOptions, approvers: approvers.map(identityOf) });
+ * ```
+ */
 export function identityOf({ id, name, email, roles }: ApproverIdentity): ApproverIdentity {
   return { id, roles, ...(name !== undefined ? { name } : {}), ...(email !== undefined ? { email } : {}) };
 }

@@ -5,7 +5,20 @@ import { ApprovalStatus } from './status.js';
 
 const Message = z.string().max(4_000);
 
-/** One proposed call of a plan, as the human finally orders and shapes it. */
+/**
+ * One proposed call of a plan, as the human finally orders and shapes it.
+ *
+ * @example
+ * ```ts
+ * import type { Decision, PlanStep } from 'countersign';
+ *
+ * const plan: PlanStep[] = [
+ *   { tool: 'create_user', args: { email: 'ana@example.com' }, toolCallId: 'call_1' },
+ *   { tool: 'send_welcome', args: { email: 'ana@example.com' } }, // added by the reviewer
+ * ];
+ * const decision: Decision = { type: 'edit', plan, message: 'Welcome her too.' };
+ * ```
+ */
 export const PlanStep = z.strictObject({
   tool: Name,
   args: JsonObject,
@@ -14,7 +27,19 @@ export const PlanStep = z.strictObject({
 });
 export type PlanStep = z.infer<typeof PlanStep>;
 
-/** The body a human sends: the one definition used by the REST API, the CLI, email links and the inbox. */
+/**
+ * The body a human sends: the one definition used by the REST API, the CLI, email links and the inbox.
+ * An `edit` carries the whole new arguments, not only the changed ones.
+ *
+ * @example
+ * ```ts
+ * import { Decision } from 'countersign';
+ *
+ * const approve: Decision = { type: 'approve', message: 'Checked with the customer.' };
+ * const edit: Decision = { type: 'edit', args: { orderId: 'A-1', amount: 200 }, message: 'Partial refund.' };
+ * const answer = Decision.parse({ type: 'respond', result: { balance: 1200 } });
+ * ```
+ */
 export const Decision = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('approve'), message: Message.optional() }),
   z.strictObject({
@@ -30,16 +55,56 @@ export const Decision = z.discriminatedUnion('type', [
 ]);
 export type Decision = z.infer<typeof Decision>;
 
+/**
+ * Where a decision or a cancellation came from, as the audit trail records it.
+ *
+ * @example
+ * ```ts
+ * import { cancelRun, type Channel } from 'countersign';
+ *
+ * const channel: Channel = 'api'; // your own service, through REST or the client helpers
+ * await cancelRun(client, runId, { actor: 'lee', channel });
+ * ```
+ */
 export const Channel = z.enum(['api', 'inbox', 'email', 'cli']);
 export type Channel = z.infer<typeof Channel>;
 
+/**
+ * Who decides, as a decision carries them: an id, and the roles they hold now. The workflow checks
+ * the roles against the approval's requirements.
+ *
+ * @example
+ * ```ts
+ * import type { Approver } from 'countersign';
+ *
+ * const approver: Approver = { id: 'lee@example.com', roles: ['support-lead'] };
+ * ```
+ */
 export const Approver = z.strictObject({
   id: z.string().min(1).max(200),
   roles: z.array(z.string().min(1)).max(50),
 });
 export type Approver = z.infer<typeof Approver>;
 
-/** The payload of the workflow's `decision` signal. The workflow checks all of it again. */
+/**
+ * The payload of the workflow's `decision` signal. The workflow checks all of it again.
+ *
+ * @example
+ * ```ts
+ * import { randomUUID } from 'node:crypto';
+ * import { sendDecision, type DecisionSignal } from 'countersign';
+ *
+ * const signal: DecisionSignal = {
+ *   trackingId: approval.trackingId,
+ *   decision: { type: 'reject', message: 'Not this quarter.' },
+ *   approver: { id: 'lee', roles: ['finance'] },
+ *   channel: 'api',
+ *   requestId: randomUUID(), // send it again with the same id, not a new one, when unsure it arrived
+ *   revision: approval.revision,
+ * };
+ * await sendDecision(client, signal);
+ * ```
+ */
 export const DecisionSignal = z.strictObject({
   trackingId: z.string().min(1).max(200),
   decision: Decision,
@@ -59,7 +124,17 @@ export const DecisionSignal = z.strictObject({
 });
 export type DecisionSignal = z.infer<typeof DecisionSignal>;
 
-/** Why the workflow refused a decision; the API maps each to an HTTP status. */
+/**
+ * Why the workflow refused a decision; the API maps each to an HTTP status.
+ *
+ * @example
+ * ```ts
+ * import { sendDecision } from 'countersign';
+ *
+ * const outcome = await sendDecision(client, signal);
+ * if (outcome?.code === 'stale_revision') console.log('the proposal changed: read it again, then decide');
+ * ```
+ */
 export const RefusalCode = z.enum([
   'unknown_approval', // 404
   'already_settled', // 409
@@ -78,11 +153,31 @@ export type RefusalCode = z.infer<typeof RefusalCode>;
 /**
  * One field-level problem with a request or an edit. `path` is a JSON Pointer (RFC 6901) into
  * what was sent, in every channel: `/args/amount`, `/plan/0/args/sql`; `''` is the whole body.
+ *
+ * @example
+ * ```ts
+ * import { sendDecision } from 'countersign';
+ *
+ * const outcome = await sendDecision(client, signal);
+ * for (const { path, message } of outcome?.fieldErrors ?? []) console.log(`${path || 'body'}: ${message}`);
+ * ```
  */
 export const FieldError = z.strictObject({ path: z.string(), message: z.string() });
 export type FieldError = z.infer<typeof FieldError>;
 
-/** What the workflow did with one decision signal, readable by its request id. */
+/**
+ * What the workflow did with one decision signal, readable by its request id.
+ *
+ * @example
+ * ```ts
+ * import { sendDecision, type DecisionOutcome } from 'countersign';
+ *
+ * const outcome: DecisionOutcome | null = await sendDecision(client, signal);
+ * if (outcome === null) console.log('not taken yet: is a worker running?');
+ * else if (outcome.accepted) console.log(outcome.status, outcome.approvals, outcome.requiredApprovals);
+ * else console.log(`refused (${outcome.code}): ${outcome.reason}`);
+ * ```
+ */
 export const DecisionOutcome = z.strictObject({
   requestId: z.string(),
   trackingId: z.string(),

@@ -5,6 +5,17 @@ import { Channel, RefusalCode } from './decision.js';
 import { DecisionType } from './policy.js';
 import { ApprovalStatus } from './status.js';
 
+/**
+ * The kinds of entry in a run's log, from `run.started` to `run.finished`.
+ *
+ * @example
+ * ```ts
+ * import { getRunEvents, type RunEventType } from 'countersign';
+ *
+ * const decisions: RunEventType[] = ['approval.decided', 'decision.refused'];
+ * const audit = (await getRunEvents(client, runId, 0)).filter((event) => decisions.includes(event.type));
+ * ```
+ */
 export const RunEventType = z.enum([
   'run.started',
   'model.responded',
@@ -23,6 +34,14 @@ export type RunEventType = z.infer<typeof RunEventType>;
 /**
  * One entry of a run's log. The audit trail is this log's approval entries; live events (SSE)
  * are this log too, so `id` (a per-run sequence) doubles as the SSE event id.
+ *
+ * @example
+ * ```ts
+ * import { getRunEvents } from 'countersign';
+ *
+ * for (const event of await getRunEvents(client, runId, 0))
+ *   if (event.type === 'approval.decided') console.log(event.actor, event.decision, event.channel);
+ * ```
  */
 export const RunEvent = z.strictObject({
   id: z.number().int().min(1),

@@ -1,20 +1,67 @@
 import { z } from 'zod';
 import { JsonValue } from './json.js';
 
+/**
+ * What a human may do with an approval: approve it, edit it (and approve the edited version), reject
+ * it, or answer in the tool's place (`respond`). A policy's `decisions` lists those it allows.
+ *
+ * @example
+ * ```ts
+ * import { DecisionType } from 'countersign';
+ *
+ * DecisionType.options; // ['approve', 'edit', 'reject', 'respond']
+ * const canEdit = approval.allowedDecisions.includes('edit');
+ * ```
+ */
 export const DecisionType = z.enum(['approve', 'edit', 'reject', 'respond']);
 export type DecisionType = z.infer<typeof DecisionType>;
 
-/** What a policy decides for one proposed call: run it, ask a human, or refuse it outright. */
+/**
+ * What a policy decides for one proposed call: run it, ask a human, or refuse it outright.
+ *
+ * @example
+ * ```ts
+ * import type { ApprovalPolicyInput, Verdict } from 'countersign';
+ *
+ * const overLimit: Verdict = 'deny'; // refused without asking anyone; the model is told
+ * const approval: ApprovalPolicyInput = {
+ *   when: { if: { arg: 'amount', op: 'gt', value: 10_000 }, then: overLimit, else: 'approve' },
+ * };
+ * ```
+ */
 export const Verdict = z.enum(['auto', 'approve', 'deny']);
 export type Verdict = z.infer<typeof Verdict>;
 
+/**
+ * How a condition compares the argument `arg` with `value`: order (`gt`, `gte`, `lt`, `lte`, numbers
+ * or strings), JSON equality (`eq`, `ne`), membership of the list `value` (`in`), a regular
+ * expression (`matches`), or presence (`exists`, which takes no value).
+ *
+ * @example
+ * ```ts
+ * import type { Condition } from 'countersign';
+ *
+ * const production: Condition = { arg: 'env', op: 'in', value: ['prod', 'prod-eu'] };
+ * const destructive: Condition = { arg: 'sql', op: 'matches', value: '^\\s*(DROP|DELETE|TRUNCATE)\\b' };
+ * ```
+ */
 export const ComparisonOp = z.enum(['gt', 'gte', 'lt', 'lte', 'eq', 'ne', 'in', 'matches', 'exists']);
 export type ComparisonOp = z.infer<typeof ComparisonOp>;
 
 /**
  * A condition over the proposed arguments. Policies are data, not functions, so the workflow can
  * evaluate them deterministically, the API can show them, and a running workflow keeps the policy
- * it started with.
+ * it started with. `arg` is an argument name, or a dotted path into nested objects.
+ *
+ * @example
+ * ```ts
+ * import type { Condition } from 'countersign';
+ *
+ * // A large refund, or any refund without a receipt.
+ * const risky: Condition = {
+ *   any: [{ arg: 'amount', op: 'gt', value: 1000 }, { not: { arg: 'receipt.id', op: 'exists' } }],
+ * };
+ * ```
  */
 export type Condition =
   | { arg: string; op: ComparisonOp; value?: JsonValue }
@@ -31,6 +78,21 @@ export const Condition: z.ZodType<Condition> = z.lazy(() =>
   ]),
 );
 
+/**
+ * What happens when nobody decides by the deadline: the approval expires and the call is refused, or
+ * it escalates once to other roles with a new deadline (and expires if that passes too).
+ *
+ * @example
+ * ```ts
+ * import type { TimeoutAction } from 'countersign';
+ *
+ * const onTimeout: TimeoutAction = {
+ *   action: 'escalate',
+ *   approvers: ['treasury'],
+ *   deadlineSeconds: 4 * 3600,
+ * };
+ * ```
+ */
 export const TimeoutAction = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('reject') }),
   z.strictObject({
@@ -50,8 +112,29 @@ export type TimeoutAction = z.infer<typeof TimeoutAction>;
 
 /**
  * An `approve` outcome with its own approvers, quorum, deadline and timeout action: a transfer over
- * $100,000 needs two approvers, one of them `cfo`, within four hours. A field left out falls back
- * to the tool's policy.
+ * $100,000 needs two `cfo` sign-offs within four hours. A field left out falls back to the tool's
+ * policy.
+ *
+ * @example
+ * ```ts
+ * import type { ApprovalPolicyInput } from 'countersign';
+ *
+ * const approval: ApprovalPolicyInput = {
+ *   approvers: ['finance'],
+ *   when: {
+ *     if: { arg: 'amount', op: 'gt', value: 100_000 },
+ *     then: {
+ *       approve: {
+ *         name: 'large transfer',
+ *         approvers: ['cfo'],
+ *         requiredApprovals: 2,
+ *         deadlineSeconds: 4 * 3600,
+ *       },
+ *     },
+ *     else: 'approve',
+ *   },
+ * };
+ * ```
  */
 export const ApprovalTier = z.strictObject({
   /** Shown in every channel beside the rule that chose the tier ("large transfer"). */
@@ -64,7 +147,21 @@ export const ApprovalTier = z.strictObject({
 });
 export type ApprovalTier = z.infer<typeof ApprovalTier>;
 
-/** A verdict, a tiered approval, or a condition choosing between two rules. */
+/**
+ * A verdict, a tiered approval, or a condition choosing between two rules.
+ *
+ * @example
+ * ```ts
+ * import type { PolicyRule } from 'countersign';
+ *
+ * // Small refunds run at once, large ones need the support lead, huge ones are refused.
+ * const when: PolicyRule = {
+ *   if: { arg: 'amount', op: 'lte', value: 100 },
+ *   then: 'auto',
+ *   else: { if: { arg: 'amount', op: 'gt', value: 5_000 }, then: 'deny', else: 'approve' },
+ * };
+ * ```
+ */
 export type PolicyRule =
   | Verdict
   | { approve: ApprovalTier }
@@ -77,7 +174,18 @@ export const PolicyRule: z.ZodType<PolicyRule> = z.lazy(() =>
   ]),
 );
 
-/** How a gated tool call is decided. Every field has a safe default. */
+/**
+ * How a gated tool call is decided. Every field has a safe default.
+ *
+ * @example
+ * ```ts
+ * import { ApprovalPolicy } from 'countersign';
+ *
+ * const policy = ApprovalPolicy.parse({ approvers: ['support-lead'] });
+ * policy.when; // 'approve': every call waits for a human
+ * policy.deadlineSeconds; // 86400, then `onTimeout`: { action: 'reject' }
+ * ```
+ */
 export const ApprovalPolicy = z.strictObject({
   /** Needs a human unless the rule says otherwise: safe by default. */
   when: PolicyRule.default('approve'),
@@ -97,4 +205,19 @@ export const ApprovalPolicy = z.strictObject({
   reviewResult: z.boolean().default(false),
 });
 export type ApprovalPolicy = z.output<typeof ApprovalPolicy>;
+/**
+ * An `ApprovalPolicy` as you write it, defaults left out: what `defineTool` takes as `approval`.
+ *
+ * @example
+ * ```ts
+ * import type { ApprovalPolicyInput } from 'countersign';
+ *
+ * const approval: ApprovalPolicyInput = {
+ *   approvers: ['dba'],
+ *   decisions: ['approve', 'edit', 'reject'],
+ *   editableFields: ['sql'],
+ *   description: 'Run {{sql}} on production',
+ * };
+ * ```
+ */
 export type ApprovalPolicyInput = z.input<typeof ApprovalPolicy>;

@@ -1,16 +1,43 @@
 import type { Requirement, Signoff } from './approval.js';
 
-/** Whether a sign-off counts toward a requirement: its approver held one of the requirement's roles. */
+/**
+ * Whether a sign-off counts toward a requirement: its approver held one of the requirement's roles.
+ *
+ * @example
+ * ```ts
+ * import { countsToward } from 'countersign';
+ *
+ * countsToward({ roles: ['cfo'] }, { roles: ['cfo', 'ceo'], count: 1, reason: 'large transfer' }); // true
+ * ```
+ */
 export function countsToward(signoff: Pick<Signoff, 'roles'>, requirement: Requirement): boolean {
   return signoff.roles.some((role) => requirement.roles.includes(role));
 }
 
-/** Sign-offs still missing for each requirement (0 where it is met). */
+/**
+ * Sign-offs still missing for each requirement (0 where it is met).
+ *
+ * @example
+ * ```ts
+ * import { missing } from 'countersign';
+ *
+ * const short = missing(approval.requirements, approval.approvals); // [0, 1]: the second needs one more
+ * ```
+ */
 export function missing(requirements: Requirement[], approvals: Signoff[]): number[] {
   return requirements.map((r) => Math.max(0, r.count - approvals.filter((s) => countsToward(s, r)).length));
 }
 
-/** An approval is approved when every requirement has its count of distinct qualifying sign-offs. */
+/**
+ * An approval is approved when every requirement has its count of distinct qualifying sign-offs.
+ *
+ * @example
+ * ```ts
+ * import { requirementsMet } from 'countersign';
+ *
+ * const oneMoreWouldDo = !requirementsMet(approval.requirements, approval.approvals);
+ * ```
+ */
 export function requirementsMet(requirements: Requirement[], approvals: Signoff[]): boolean {
   return missing(requirements, approvals).every((n) => n === 0);
 }
@@ -18,6 +45,16 @@ export function requirementsMet(requirements: Requirement[], approvals: Signoff[
 /**
  * The stricter of two sets of requirements: all of `current`, plus each added one that `current`
  * does not already imply (the same roles with at least its count). Nothing is ever taken away.
+ *
+ * @example
+ * ```ts
+ * import { mergeRequirements } from 'countersign';
+ *
+ * mergeRequirements(
+ *   [{ roles: ['finance'], count: 2, reason: 'policy' }],
+ *   [{ roles: ['finance'], count: 1, reason: 'edit' }, { roles: ['cfo'], count: 1, reason: 'edit' }],
+ * ); // finance x2 and cfo x1: one finance sign-off is already implied
+ * ```
  */
 export function mergeRequirements(current: Requirement[], added: Requirement[]): Requirement[] {
   const merged = [...current];
@@ -33,7 +70,19 @@ export function mergeRequirements(current: Requirement[], added: Requirement[]):
   return merged;
 }
 
-/** Every role that may decide, and the largest quorum: the view's summary of its requirements. */
+/**
+ * Every role that may decide, and the largest quorum: the view's summary of its requirements.
+ *
+ * @example
+ * ```ts
+ * import { summarize } from 'countersign';
+ *
+ * summarize([
+ *   { roles: ['finance'], count: 2, reason: 'policy' },
+ *   { roles: ['cfo'], count: 1, reason: 'tier' },
+ * ]); // { approvers: ['finance', 'cfo'], requiredApprovals: 2 }
+ * ```
+ */
 export function summarize(requirements: Requirement[]): { approvers: string[]; requiredApprovals: number } {
   return {
     approvers: [...new Set(requirements.flatMap((r) => r.roles))],
@@ -44,6 +93,13 @@ export function summarize(requirements: Requirement[]): { approvers: string[]; r
 /**
  * What each requirement still needs, as a person reads it in the CLI and the email: `cfo: 1 of 2
  * (large payout: payout: amount > 1000)`.
+ *
+ * @example
+ * ```ts
+ * import { requirementLines } from 'countersign';
+ *
+ * for (const line of requirementLines(approval)) console.log(`  ${line}`);
+ * ```
  */
 export function requirementLines(view: { requirements: Requirement[]; approvals: Signoff[] }): string[] {
   const short = missing(view.requirements, view.approvals);

@@ -5,7 +5,18 @@ import { Channel, DecisionOutcome } from './decision.js';
 import { RunEvent } from './events.js';
 import { RunStatus } from './status.js';
 
-/** An OpenAI Chat Completions message, as the transcript keeps it. */
+/**
+ * One tool call of an assistant message, in OpenAI's Chat Completions shape: `arguments` is the JSON
+ * text the model wrote.
+ *
+ * @example
+ * ```ts
+ * for (const message of state.transcript)
+ *   if (message.role === 'assistant')
+ *     for (const call of message.tool_calls ?? [])
+ *       console.log(call.function.name, JSON.parse(call.function.arguments));
+ * ```
+ */
 export const ToolCall = z.strictObject({
   id: z.string(),
   type: z.literal('function'),
@@ -13,6 +24,17 @@ export const ToolCall = z.strictObject({
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
+/**
+ * An OpenAI Chat Completions message, as the transcript keeps it.
+ *
+ * @example
+ * ```ts
+ * import { getRunState } from 'countersign';
+ *
+ * const { transcript } = await getRunState(client, runId);
+ * for (const message of transcript) console.log(`${message.role}: ${message.content ?? '(tool calls)'}`);
+ * ```
+ */
 export const TranscriptMessage = z.discriminatedUnion('role', [
   z.strictObject({ role: z.literal('system'), content: z.string() }),
   z.strictObject({ role: z.literal('user'), content: z.string() }),
@@ -25,7 +47,23 @@ export const TranscriptMessage = z.discriminatedUnion('role', [
 ]);
 export type TranscriptMessage = z.infer<typeof TranscriptMessage>;
 
-/** What a caller sends to start a run (POST /api/runs, the CLI). */
+/**
+ * What a caller sends to start a run (POST /api/runs, the CLI). Only an `admin` may name another
+ * `requester` than themselves.
+ *
+ * @example
+ * ```ts
+ * import type { StartRunRequest } from 'countersign';
+ *
+ * const body: StartRunRequest = { agent: 'support', input: 'Refund order A-1042' };
+ * const response = await fetch('https://ops.example.com/approvals/api/runs', {
+ *   method: 'POST',
+ *   headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+ *   body: JSON.stringify(body),
+ * });
+ * const { runId } = (await response.json()) as { runId: string };
+ * ```
+ */
 export const StartRunRequest = z.strictObject({
   agent: Name,
   input: z.string().min(1).max(20_000),
@@ -33,7 +71,21 @@ export const StartRunRequest = z.strictObject({
 });
 export type StartRunRequest = z.infer<typeof StartRunRequest>;
 
-/** The workflow's input: the run carries its own copy of the agent's spec. */
+/**
+ * The workflow's input: the run carries its own copy of the agent's spec.
+ *
+ * @example
+ * ```ts
+ * import { executeChild } from '@temporalio/workflow';
+ * import type { RunInput } from 'countersign';
+ * import { agentWorkflow } from 'countersign/workflow';
+ *
+ * export async function onboarding(input: RunInput): Promise<string | undefined> {
+ *   const output = await executeChild(agentWorkflow, { args: [input] });
+ *   return output.output;
+ * }
+ * ```
+ */
 export const RunInput = z.strictObject({
   agent: AgentSpec,
   input: z.string(),
@@ -45,6 +97,14 @@ export type RunInput = z.infer<typeof RunInput>;
  * Who cancels a run and through which channel: the payload of the workflow's `cancel` signal, sent
  * just before Temporal's cancellation request so the run can record it on its cancelled approvals
  * and in its audit trail.
+ *
+ * @example
+ * ```ts
+ * import { cancelRun, type CancelRequest } from 'countersign';
+ *
+ * const by: CancelRequest = { actor: 'lee', channel: 'api' };
+ * await cancelRun(client, runId, by);
+ * ```
  */
 export const CancelRequest = z.strictObject({
   actor: z.string().min(1).max(200),
@@ -52,7 +112,17 @@ export const CancelRequest = z.strictObject({
 });
 export type CancelRequest = z.infer<typeof CancelRequest>;
 
-/** Everything about one run, as the `state` query answers it. */
+/**
+ * Everything about one run, as the `state` query answers it.
+ *
+ * @example
+ * ```ts
+ * import { getRunState, type RunState } from 'countersign';
+ *
+ * const state: RunState = await getRunState(client, runId);
+ * console.log(`${state.agent}: ${state.status} after ${state.turns} turns`);
+ * ```
+ */
 export const RunState = z.strictObject({
   runId: z.string(),
   agent: z.string(),
@@ -69,7 +139,18 @@ export const RunState = z.strictObject({
 });
 export type RunState = z.infer<typeof RunState>;
 
-/** The workflow's result. */
+/**
+ * The workflow's result.
+ *
+ * @example
+ * ```ts
+ * import type { RunOutput } from 'countersign';
+ *
+ * const output: RunOutput = await client.workflow.getHandle(runId).result();
+ * if (output.status === 'completed') console.log(output.output);
+ * else console.log(`${output.status}: ${output.reason}`);
+ * ```
+ */
 export const RunOutput = z.strictObject({
   status: z.enum(['completed', 'cancelled', 'failed']),
   output: z.string().optional(),
@@ -81,7 +162,20 @@ export const RunOutput = z.strictObject({
 });
 export type RunOutput = z.infer<typeof RunOutput>;
 
-/** One line of a run list, built from the workflow's memo and search attributes without a query. */
+/**
+ * One line of a run list, built from the workflow's memo and search attributes without a query.
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * import { RunSummary } from 'countersign';
+ *
+ * const response = await fetch('https://ops.example.com/approvals/api/runs', {
+ *   headers: { authorization: `Bearer ${token}` },
+ * });
+ * const { runs } = z.object({ runs: z.array(RunSummary) }).parse(await response.json());
+ * ```
+ */
 export const RunSummary = z.strictObject({
   runId: z.string(),
   agent: z.string(),

@@ -1,6 +1,15 @@
 /**
  * Custom search attributes every run keeps up to date, so one ListWorkflowExecutions call lists the
  * inbox. Countersign registers them at start (OperatorService.AddSearchAttributes).
+ *
+ * @example
+ * ```ts
+ * import { SEARCH_ATTRIBUTES } from 'countersign';
+ *
+ * const { pending, agent } = SEARCH_ATTRIBUTES;
+ * const query = `${pending.name} > 0 AND ${agent.name} = 'support'`;
+ * for await (const run of client.workflow.list({ query })) console.log(run.workflowId);
+ * ```
  */
 export const SEARCH_ATTRIBUTES = {
   /** Number of approvals the run is waiting on. The inbox filter is `CountersignPending > 0`. */
@@ -19,10 +28,40 @@ export const SEARCH_ATTRIBUTES = {
   pendingRoles: { name: 'CountersignPendingRoles', type: 'KEYWORD_LIST' },
 } as const;
 
-/** Memo key holding the summary of pending approvals (ApprovalView[] without schemas). */
+/**
+ * Memo key holding the summary of pending approvals (ApprovalView[] without schemas).
+ *
+ * @example
+ * ```ts
+ * import { PENDING_MEMO_KEY, type ApprovalView } from 'countersign';
+ *
+ * for await (const run of client.workflow.list({ query: 'CountersignPending > 0' })) {
+ *   const pending = (run.memo?.[PENDING_MEMO_KEY] ?? []) as Omit<ApprovalView, 'schema'>[];
+ *   console.log(run.workflowId, pending.map((approval) => approval.tool));
+ * }
+ * ```
+ */
 export const PENDING_MEMO_KEY = 'countersignPending';
 
-/** The task queue Countersign's worker polls unless configured otherwise. */
+/**
+ * The task queue Countersign's worker polls unless configured otherwise.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_TASK_QUEUE } from 'countersign';
+ *
+ * const taskQueue = process.env.TASK_QUEUE ?? DEFAULT_TASK_QUEUE; // 'countersign'
+ * ```
+ */
 export const DEFAULT_TASK_QUEUE = 'countersign';
-/** The model of an agent that names none, unless the worker's settings say otherwise. */
+/**
+ * The model of an agent that names none, unless the worker's settings say otherwise.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MODEL } from 'countersign';
+ *
+ * console.log(`support runs on ${support.model ?? DEFAULT_MODEL}`);
+ * ```
+ */
 export const DEFAULT_MODEL = 'gpt-4o-mini';

@@ -1,5 +1,17 @@
 import { z } from 'zod';
 
+/**
+ * Where an approval stands: `pending` until it settles as `approved`, `edited` (approved with new
+ * arguments), `rejected`, `responded` (a human answered in the tool's place), `expired` (nobody
+ * decided in time) or `cancelled` (with its run).
+ *
+ * @example
+ * ```ts
+ * import type { ApprovalStatus } from 'countersign';
+ *
+ * const ranTheTool = (status: ApprovalStatus) => status === 'approved' || status === 'edited';
+ * ```
+ */
 export const ApprovalStatus = z.enum([
   'pending',
   'approved',
@@ -11,6 +23,16 @@ export const ApprovalStatus = z.enum([
 ]);
 export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
 
-/** `waiting` is a running workflow with at least one approval pending. */
+/**
+ * `waiting` is a running workflow with at least one approval pending.
+ *
+ * @example
+ * ```ts
+ * import { getRunState } from 'countersign';
+ *
+ * const state = await getRunState(client, runId);
+ * if (state.status === 'waiting') console.log(`${state.pending.length} approval(s) wait`);
+ * ```
+ */
 export const RunStatus = z.enum(['running', 'waiting', 'completed', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof RunStatus>;

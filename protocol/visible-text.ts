@@ -15,6 +15,14 @@ const SHORT: Record<string, string> = { '\b': '\\b', '\f': '\\f', '\n': '\\n', '
  * as its JSON escape (`\u001b`, `\u202e`, `\n`), so it is seen, never obeyed. With `keepLines`, line
  * breaks and tabs are kept, for blocks of text. The escapes are JSON's own, so JSON text passed
  * through still parses to the same values.
+ *
+ * @example
+ * ```ts
+ * import { visibleText } from 'countersign';
+ *
+ * visibleText('Refund \u001b[2Jall'); // 'Refund \\u001b[2Jall': the escape is shown, not obeyed
+ * console.log(visibleText(approval.description));
+ * ```
  */
 export function visibleText(text: string, { keepLines = false }: { keepLines?: boolean } = {}): string {
   return text.replace(INVISIBLE, (char) => {

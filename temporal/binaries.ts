@@ -13,10 +13,30 @@ const BINARIES = {
   },
 } as const;
 
-/** `cli`: the Temporal CLI (`temporal server start-dev`); `testServer`: the time-skipping test server. */
+/**
+ * `cli`: the Temporal CLI (`temporal server start-dev`); `testServer`: the time-skipping test server.
+ *
+ * @example
+ * ```ts
+ * import { findTemporalBinary, type TemporalBinary } from 'countersign/testing';
+ *
+ * const which: TemporalBinary = process.env.TIME_SKIPPING ? 'testServer' : 'cli';
+ * const executable = findTemporalBinary(which, process.env);
+ * ```
+ */
 export type TemporalBinary = keyof typeof BINARIES;
 
-/** The variables a binary is looked for in: its own (TEMPORAL_CLI_PATH...) and PATH. */
+/**
+ * The variables a binary is looked for in: its own (TEMPORAL_CLI_PATH...) and PATH.
+ *
+ * @example
+ * ```ts
+ * import { findTemporalBinary, type BinaryEnv } from 'countersign/testing';
+ *
+ * const env: BinaryEnv = { PATH: '/opt/temporal/bin' }; // only there: no variable, no .venv
+ * const executable = findTemporalBinary('cli', env, []);
+ * ```
+ */
 export type BinaryEnv = Readonly<Record<string, string | undefined>>;
 
 const windows = process.platform === 'win32';
@@ -48,6 +68,17 @@ function inVenv(venv: string, file: string): string {
  * (pyenv), hence the explicit look into `.venv`. Nothing is read from `process.env`: the caller
  * passes the variables to look in (`process.env` in a program that reads its environment).
  * @param venvRoots folders whose `.venv` is looked into: the working directory and this package.
+ *
+ * @example
+ * ```ts
+ * import { test } from 'node:test';
+ * import { findTemporalBinary } from 'countersign/testing';
+ *
+ * const temporal = findTemporalBinary('cli', process.env);
+ * test('a run waits for approval', { skip: !temporal && 'no Temporal CLI' }, async () => {
+ *   // ...
+ * });
+ * ```
  */
 export function findTemporalBinary(
   which: TemporalBinary,
@@ -74,6 +105,14 @@ export function findTemporalBinary(
  * The binary's path, or an error that says where it was looked for and names every way to get it.
  * `alternatives` are the caller's own ways around it, one line each (by default, for the CLI: point
  * Countersign at a running Temporal with TEMPORAL_ADDRESS).
+ *
+ * @example
+ * ```ts
+ * import { requireTemporalBinary, startTemporalDevServer } from 'countersign/testing';
+ *
+ * const executable = requireTemporalBinary('cli', process.env, undefined, ['Or set TEST_TEMPORAL_ADDRESS']);
+ * const server = await startTemporalDevServer({ executable });
+ * ```
  */
 export function requireTemporalBinary(
   which: TemporalBinary,

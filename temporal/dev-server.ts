@@ -21,11 +21,44 @@ const DEV_TYPES: Record<string, DevServerAttributeType> = {
   KEYWORD_LIST: 'KeywordList',
 };
 
-/** Countersign's search attributes as `start-dev --search-attribute` takes them. */
+/**
+ * Countersign's search attributes as `start-dev --search-attribute` takes them.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   devServerSearchAttributes,
+ *   requireTemporalBinary,
+ *   startTemporalDevServer,
+ * } from 'countersign/testing';
+ *
+ * const server = await startTemporalDevServer({
+ *   executable: requireTemporalBinary('cli', process.env),
+ *   searchAttributes: devServerSearchAttributes,
+ * });
+ * ```
+ */
 export const devServerSearchAttributes: Record<string, DevServerAttributeType> = Object.fromEntries(
   Object.values(SEARCH_ATTRIBUTES).map((a) => [a.name, DEV_TYPES[a.type]!]),
 );
 
+/**
+ * How `startTemporalDevServer` runs `temporal server start-dev`: in memory on free ports, headless,
+ * unless told otherwise.
+ *
+ * @example
+ * ```ts
+ * import { devServerSearchAttributes, type DevServerOptions } from 'countersign/testing';
+ *
+ * const options: DevServerOptions = {
+ *   executable: '/usr/local/bin/temporal',
+ *   dbFilename: '.countersign/temporal.db', // runs survive a restart
+ *   port: 7233,
+ *   uiPort: 8233,
+ *   searchAttributes: devServerSearchAttributes,
+ * };
+ * ```
+ */
 export interface DevServerOptions {
   /** The Temporal CLI binary (see `findTemporalBinary`). */
   executable: string;
@@ -54,6 +87,21 @@ export interface DevServerExit {
   signal: NodeJS.Signals | null;
 }
 
+/**
+ * A running Temporal dev server, as `startTemporalDevServer` hands it back.
+ *
+ * @example
+ * ```ts
+ * import { NativeConnection } from '@temporalio/worker';
+ * import { startTemporalDevServer, type TemporalDevServer } from 'countersign/testing';
+ *
+ * const server: TemporalDevServer = await startTemporalDevServer({ executable, uiPort: 0 });
+ * console.log(`Temporal at ${server.address}, its UI at ${server.uiUrl}`);
+ * const connection = await NativeConnection.connect({ address: server.address });
+ * // ...
+ * await server.stop();
+ * ```
+ */
 export interface TemporalDevServer {
   /** `host:port` of the gRPC frontend. */
   address: string;
@@ -71,7 +119,17 @@ export interface TemporalDevServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** A free TCP port on `ip`, as the OS hands one out; the CLI takes no port 0. */
+/**
+ * A free TCP port on `ip`, as the OS hands one out; the CLI takes no port 0.
+ *
+ * @example
+ * ```ts
+ * import { freePort } from 'countersign/testing';
+ *
+ * const port = await freePort();
+ * const server = app.listen(port);
+ * ```
+ */
 export function freePort(ip = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -83,7 +141,16 @@ export function freePort(ip = '127.0.0.1'): Promise<number> {
   });
 }
 
-/** Whether something already listens on `ip:port`. */
+/**
+ * Whether something already listens on `ip:port`.
+ *
+ * @example
+ * ```ts
+ * import { portTaken } from 'countersign/testing';
+ *
+ * if (await portTaken(7233)) console.log('a Temporal may already run here: use it with TEMPORAL_ADDRESS');
+ * ```
+ */
 export function portTaken(port: number, ip = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
@@ -98,6 +165,23 @@ const LOG_LINES = 40;
  * Starts `temporal server start-dev` as a child process and resolves once its frontend answers.
  * The child ends with this process (also on an uncaught error); a taken port, or a server that
  * exits while starting, rejects with the server's own words.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   devServerSearchAttributes,
+ *   requireTemporalBinary,
+ *   startTemporalDevServer,
+ * } from 'countersign/testing';
+ *
+ * const server = await startTemporalDevServer({
+ *   executable: requireTemporalBinary('cli', process.env),
+ *   searchAttributes: devServerSearchAttributes,
+ *   logFile: 'temporal.log',
+ * });
+ * // ... connect to server.address ...
+ * await server.stop();
+ * ```
  */
 export async function startTemporalDevServer(options: DevServerOptions): Promise<TemporalDevServer> {
   const ip = options.ip ?? '127.0.0.1';
@@ -112,7 +196,22 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   }
 }
 
-/** The port the server was to listen on is held by another process. */
+/**
+ * The port the server was to listen on is held by another process. Where it picked the ports
+ * itself, `startTemporalDevServer` picks again (five tries) before it rejects with this.
+ *
+ * @example
+ * ```ts
+ * import { DevServerPortTaken, startTemporalDevServer } from 'countersign/testing';
+ *
+ * try {
+ *   await startTemporalDevServer({ executable, port: 7233 });
+ * } catch (err) {
+ *   if (!(err instanceof DevServerPortTaken)) throw err;
+ *   console.log('7233 is taken: is a Temporal already running?');
+ * }
+ * ```
+ */
 export class DevServerPortTaken extends Error {}
 
 async function launch(options: DevServerOptions, ip: string): Promise<TemporalDevServer> {

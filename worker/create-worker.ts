@@ -6,12 +6,43 @@ import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
 
 /**
  * The agent workflow's entry, beside this module: the compiled `.js` in the installed package, the
- * `.ts` source in Countersign's own repository.
+ * `.ts` source in Countersign's own repository. `createWorker` bundles it; you need it only to
+ * bundle it yourself.
+ *
+ * @example
+ * ```ts
+ * import { writeFile } from 'node:fs/promises';
+ * import { bundleWorkflowCode } from '@temporalio/worker';
+ * import { WORKFLOWS_PATH } from 'countersign';
+ *
+ * // At build time; at run time, pass `{ code }` to `createWorker` as `workflowBundle`.
+ * const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH });
+ * await writeFile('dist/countersign-workflows.js', code);
+ * ```
  */
 export const WORKFLOWS_PATH = fileURLToPath(
   new URL(`../workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
 );
 
+/**
+ * What `createWorker` needs: a connection to your Temporal, the agents whose tools it runs, and the
+ * model they call. The rest has defaults.
+ *
+ * @example
+ * ```ts
+ * import { NativeConnection } from '@temporalio/worker';
+ * import { createWorker, type CreateWorkerOptions } from 'countersign';
+ *
+ * const options: CreateWorkerOptions = {
+ *   connection: await NativeConnection.connect({ address: 'temporal.internal:7233' }),
+ *   taskQueue: 'support',
+ *   agents: [support],
+ *   model: { apiKey: process.env.OPENAI_API_KEY },
+ *   workerOptions: { maxConcurrentActivityTaskExecutions: 20 },
+ * };
+ * const worker = await createWorker(options);
+ * ```
+ */
 export interface CreateWorkerOptions {
   connection: NativeConnection;
   namespace?: string;

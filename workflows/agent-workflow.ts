@@ -35,6 +35,17 @@ import { Visibility } from './visibility.js';
  * One agent run: ask the model, put each proposed call through the agent's policy and, where a human
  * must decide, through the approval gate; answer every call with a tool message; repeat until the
  * model gives a final answer, the run is cancelled, or the turn limit is reached.
+ *
+ * @example
+ * ```ts
+ * import { executeChild } from '@temporalio/workflow';
+ * import type { RunInput } from 'countersign';
+ * import { agentWorkflow } from 'countersign/workflow';
+ *
+ * // In your own workflow: run the agent as a child, on the queue Countersign's worker polls.
+ * const output = await executeChild(agentWorkflow, { args: [input], taskQueue: 'countersign' });
+ * if (output.status !== 'completed') throw new Error(`the agent run ended ${output.status}`);
+ * ```
  */
 export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
   const runId = workflowInfo().workflowId;

@@ -8,24 +8,91 @@ import type {
   RunState,
 } from '../protocol/index.js';
 
-/** A human's decision on one approval, routed by its tracking id. */
+/**
+ * A human's decision on one approval, routed by its tracking id. From a client, `sendDecision` sends
+ * it and waits for the outcome.
+ *
+ * @example
+ * ```ts
+ * import { getExternalWorkflowHandle, uuid4 } from '@temporalio/workflow';
+ * import { decisionSignal } from 'countersign/workflow';
+ *
+ * // From your own workflow, which has looked the approval up:
+ * await getExternalWorkflowHandle(runId).signal(decisionSignal, {
+ *   trackingId,
+ *   decision: { type: 'approve' },
+ *   approver: { id: 'risk-engine', roles: ['automated-review'] },
+ *   channel: 'api',
+ *   requestId: uuid4(),
+ *   revision,
+ * });
+ * ```
+ */
 export const decisionSignal = defineSignal<[DecisionSignal]>('decision');
 
 /**
  * Who is about to cancel the run, and through which channel. Clients send it just before Temporal's
  * cancellation request (`cancelRun`), so the run records who cancelled it; a cancellation that
  * comes without it (from Temporal's own UI or CLI) is recorded as by nobody known.
+ *
+ * @example
+ * ```ts
+ * import { getExternalWorkflowHandle } from '@temporalio/workflow';
+ * import { cancelSignal } from 'countersign/workflow';
+ *
+ * const run = getExternalWorkflowHandle(runId);
+ * await run.signal(cancelSignal, { actor: 'onboarding', channel: 'api' });
+ * await run.cancel();
+ * ```
  */
 export const cancelSignal = defineSignal<[CancelRequest]>('cancel');
 
-/** The whole run: transcript, approvals, the event log (the audit trail) and output. */
+/**
+ * The whole run: transcript, approvals, the event log (the audit trail) and output. `getRunState`
+ * also reads a closed run without a worker.
+ *
+ * @example
+ * ```ts
+ * import { stateQuery } from 'countersign/workflow';
+ *
+ * const state = await client.workflow.getHandle(runId).query(stateQuery);
+ * ```
+ */
 export const stateQuery = defineQuery<RunState>('state');
 
-/** One approval by tracking id, or null when the run has none by that id. */
+/**
+ * One approval by tracking id, or null when the run has none by that id.
+ *
+ * @example
+ * ```ts
+ * import { approvalQuery } from 'countersign/workflow';
+ *
+ * const approval = await client.workflow.getHandle(runId).query(approvalQuery, trackingId);
+ * if (approval?.status === 'pending') console.log(`revision ${approval.revision} waits`);
+ * ```
+ */
 export const approvalQuery = defineQuery<ApprovalView | null, [string]>('approval');
 
-/** What the workflow did with the decision signal carrying this request id, or null if not yet seen. */
+/**
+ * What the workflow did with the decision signal carrying this request id, or null if not yet seen.
+ *
+ * @example
+ * ```ts
+ * import { decisionOutcomeQuery } from 'countersign/workflow';
+ *
+ * const outcome = await client.workflow.getHandle(runId).query(decisionOutcomeQuery, requestId);
+ * ```
+ */
 export const decisionOutcomeQuery = defineQuery<DecisionOutcome | null, [string]>('decisionOutcome');
 
-/** The run's events after the given event id, for live streams and their resume. */
+/**
+ * The run's events after the given event id, for live streams and their resume.
+ *
+ * @example
+ * ```ts
+ * import { eventsQuery } from 'countersign/workflow';
+ *
+ * const newer = await client.workflow.getHandle(runId).query(eventsQuery, lastSeenId);
+ * ```
+ */
 export const eventsQuery = defineQuery<RunEvent[], [number]>('events');

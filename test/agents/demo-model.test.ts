@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { demoModel } from '../../demo-model/index.js';
+import { demoModel } from '../../demo/demo-model/index.js';
 import type {
   AssistantReply,
   ChatCompletionRequest,

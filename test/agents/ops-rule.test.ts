@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { opsAgent } from '../../agents/ops.js';
+import { opsAgent } from '../../demo/agents/ops.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { toToolSpec, type ToolContext, type ToolDefinition } from '../../define/index.js';
 import { evaluatePolicy } from '../../workflows/evaluate-policy.js';
-import { demoAgents } from '../../agents/index.js';
-import { Ledger } from '../../agents/ledger.js';
+import { demoAgents } from '../../demo/agents/index.js';
+import { Ledger } from '../../demo/agents/ledger.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'countersign-agents-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));

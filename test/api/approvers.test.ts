@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { loadApprovers } from '../../config/approvers.js';
+import { loadApprovers } from '../../demo/config/approvers.js';
 
 const dir = () => mkdtempSync(path.join(tmpdir(), 'countersign-approvers-'));
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startCountersign } from '../../main/start.js';
+import { startCountersign } from '../../demo/main/start.js';
 import { findTemporalBinary, requireTemporalBinary } from '../../temporal/binaries.js';
 import { freePort } from '../../temporal/dev-server.js';
 import { testEnv } from './running.js';
@@ -78,7 +78,7 @@ async function temporalChildren(pid: number): Promise<number[]> {
 
 test('npm start: a request as the port opens is answered, and Temporal dying stops it with a non-zero exit', async () => {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main/start.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'demo/main/start.ts'], {
     cwd: repoRoot,
     env: { ...testEnv(path.join(dir, 'npm-start')), PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

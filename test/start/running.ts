@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startCountersign, type Countersign } from '../../main/start.js';
+import { startCountersign, type Countersign } from '../../demo/main/start.js';
 import type { ApprovalView, Decision, RunEvent, TranscriptMessage } from '../../protocol/index.js';
 
 export interface RunDetail {

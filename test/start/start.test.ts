@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startCountersign } from '../../main/start.js';
-import { pickPort } from '../../main/temporal.js';
+import { startCountersign } from '../../demo/main/start.js';
+import { pickPort } from '../../demo/main/temporal.js';
 import { Running, testEnv } from './running.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'countersign-start-'));

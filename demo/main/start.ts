@@ -5,21 +5,26 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import {
+  bundleWorkflows,
+  createApi,
+  createNotifier,
+  createWorker,
+  loadSigningSecret,
+  loadTemporalConfig,
+  registerSearchAttributes,
+  removeInstanceFile,
+  writeInstanceFile,
+  type AgentDefinition,
+  type ModelSettings,
+} from 'countersign';
+import { freePort, portTaken } from 'countersign/testing';
 import { demoAgents } from '../agents/index.js';
-import { createApi } from '../api/create-api.js';
-import { registerSearchAttributes } from '../client/index.js';
 import { loadApprovers } from '../config/approvers.js';
 import { loadCountersignConfig } from '../config/countersign.js';
-import { loadTemporalConfig } from '../config/temporal.js';
-import type { AgentDefinition } from '../define/index.js';
 import { startDemoModel } from '../demo-model/index.js';
-import { createNotifier } from '../notify/notifier.js';
-import { loadSigningSecret } from '../notify/signing-secret.js';
-import { bundleWorkflows, createWorker, type ModelSettings } from '../worker/index.js';
 import { banner } from './banner.js';
-import { removeInstanceFile, writeInstanceFile } from '../cli/instance-file.js';
 import { connectTemporal } from './temporal.js';
-import { freePort, portTaken } from '../temporal/dev-server.js';
 
 export interface StartOptions {
   /** Settings as environment variables; `process.env` by default. */

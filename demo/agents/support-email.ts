@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineAgent, defineTool } from '../define/index.js';
+import { createMailTransport, defineAgent, defineTool } from 'countersign';
 import { demoApprovers } from './approvers.js';
-import { createMailTransport } from '../notify/transport.js';
 
 export const SUPPORT_FROM = 'Acme Support <support@acme.example>';
 

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { defineAgent, defineTool } from '../define/index.js';
-import type { ApprovalPolicyInput } from '../protocol/index.js';
+import { defineAgent, defineTool, type ApprovalPolicyInput } from 'countersign';
 import { demoApprovers } from './approvers.js';
 import { assessRisk, monthlyPayment } from './risk.js';
 import { lazy, openDemoDatabase } from './sqlite.js';

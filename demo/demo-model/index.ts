@@ -3,7 +3,7 @@ import {
   type AssistantReply,
   type ChatCompletionRequest,
   type ChatCompletionsServer,
-} from '../model-server/chat-completions-server.js';
+} from 'countersign/testing';
 import { readConversation, type Conversation } from './conversation.js';
 import { answer } from './reply.js';
 import { bankRule } from './rules/bank.js';

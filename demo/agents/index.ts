@@ -1,4 +1,4 @@
-import type { AgentDefinition } from '../define/index.js';
+import type { AgentDefinition } from 'countersign';
 import { bankTransferAgent } from './bank-transfer.js';
 import { loanApprovalAgent } from './loan-approval.js';
 import { opsAgent } from './ops.js';

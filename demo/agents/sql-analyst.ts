@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { defineAgent, defineTool } from '../define/index.js';
+import { defineAgent, defineTool, type JsonValue } from 'countersign';
 import { demoApprovers } from './approvers.js';
-import type { JsonValue } from '../protocol/index.js';
 import { SAMPLE_SCHEMA, ensureSampleDatabase, runReadOnlyQuery } from './sample-db.js';
 
 export function sqlAnalystAgent(dataDir: string) {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { ApproverConfig, ApproversFile } from '../protocol/index.js';
+import { ApproverConfig, ApproversFile } from 'countersign';
 
 export interface LoadedApprovers {
   approvers: ApproverConfig[];

@@ -18,12 +18,46 @@ const Env = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('countersign'),
 });
 
+/**
+ * TLS for a Temporal connection, in the SDK's own shape: the server's CA and name, and a client
+ * certificate for mTLS.
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from 'node:fs';
+ * import { Connection } from '@temporalio/client';
+ * import type { TlsSettings } from 'countersign';
+ *
+ * const tls: TlsSettings = {
+ *   clientCertPair: { crt: readFileSync('client.pem'), key: readFileSync('client.key') },
+ * };
+ * const connection = await Connection.connect({ address: 'payments.a1b2c.tmprl.cloud:7233', tls });
+ * ```
+ */
 export interface TlsSettings {
   serverNameOverride?: string;
   serverRootCACertificate?: Buffer;
   clientCertPair?: { crt: Buffer; key: Buffer };
 }
 
+/**
+ * Where Temporal is and how to reach it, as `loadTemporalConfig` reads it; `connectionOptions` turns
+ * it into what `connect` takes.
+ *
+ * @example
+ * ```ts
+ * import { NativeConnection } from '@temporalio/worker';
+ * import { connectionOptions, createWorker, loadTemporalConfig, type TemporalConfig } from 'countersign';
+ *
+ * const config: TemporalConfig = loadTemporalConfig(process.env);
+ * if (!config.address) throw new Error('set TEMPORAL_ADDRESS');
+ * const connection = await NativeConnection.connect(
+ *   connectionOptions({ ...config, address: config.address }),
+ * );
+ * const { namespace, taskQueue } = config;
+ * const worker = await createWorker({ connection, namespace, taskQueue, agents, model });
+ * ```
+ */
 export interface TemporalConfig {
   /** Absent: start `temporal server start-dev`. */
   address?: string;
@@ -33,7 +67,18 @@ export interface TemporalConfig {
   tls?: TlsSettings | boolean;
 }
 
-export function loadTemporalConfig(env: NodeJS.ProcessEnv = process.env): TemporalConfig {
+/**
+ * Temporal's connection settings from environment variables as Temporal's own CLI names them
+ * (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS*`), read from the
+ * `env` it is given: pass `process.env` where your service takes its settings from there.
+ *
+ * @example
+ * ```ts
+ * const config = loadTemporalConfig(process.env);
+ * const connection = await Connection.connect(connectionOptions({ ...config, address: config.address ?? 'localhost:7233' }));
+ * ```
+ */
+export function loadTemporalConfig(env: NodeJS.ProcessEnv): TemporalConfig {
   const parsed = Env.safeParse(env);
   if (!parsed.success) {
     throw new Error(`invalid Temporal settings: ${z.prettifyError(parsed.error)}`);
@@ -72,7 +117,21 @@ export function loadTemporalConfig(env: NodeJS.ProcessEnv = process.env): Tempor
   };
 }
 
-/** Options shared by `Connection.connect` (client) and `NativeConnection.connect` (worker). */
+/**
+ * Options shared by `Connection.connect` (client) and `NativeConnection.connect` (worker).
+ *
+ * @example
+ * ```ts
+ * import { Client, Connection } from '@temporalio/client';
+ * import { NativeConnection } from '@temporalio/worker';
+ * import { connectionOptions, loadTemporalConfig } from 'countersign';
+ *
+ * const config = loadTemporalConfig(process.env);
+ * const options = connectionOptions({ ...config, address: config.address ?? 'localhost:7233' });
+ * const client = new Client({ connection: await Connection.connect(options), namespace: config.namespace });
+ * const workerConnection = await NativeConnection.connect(options);
+ * ```
+ */
 export function connectionOptions(config: TemporalConfig & { address: string }) {
   return {
     address: config.address,

@@ -1,4 +1,4 @@
-import type { AssistantReply } from '../../model-server/chat-completions-server.js';
+import type { AssistantReply } from 'countersign/testing';
 import type { Conversation, Step } from '../conversation.js';
 import { answer, callTools, failureLine, isObject, refusalLine } from '../reply.js';
 

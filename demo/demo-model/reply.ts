@@ -1,4 +1,4 @@
-import type { AssistantReply, ReplyToolCall } from '../model-server/chat-completions-server.js';
+import type { AssistantReply, ReplyToolCall } from 'countersign/testing';
 import type { Conversation, Refusal, Step } from './conversation.js';
 
 export const SIGNATURE = '[offline demo model]';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { defineAgent, defineTool } from '../define/index.js';
+import { defineAgent, defineTool } from 'countersign';
 import { demoApprovers } from './approvers.js';
 import { Ledger, SEED_ACCOUNTS, formatAccount } from './ledger.js';
 import { lazy } from './sqlite.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_MODEL } from '../protocol/index.js';
+import { DEFAULT_MODEL } from 'countersign';
 import path from 'node:path';
 
 /** Countersign's own settings, from the environment. Static configuration only: run state lives in Temporal. */

@@ -1,4 +1,4 @@
-import type { ApprovalPolicyInput } from '../protocol/index.js';
+import type { ApprovalPolicyInput } from 'countersign';
 
 /**
  * Who decides a demo tool: its role, or the admin. `npm start` has a single admin who both starts

@@ -1,14 +1,14 @@
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { connectionOptions, type TemporalConfig } from '../config/temporal.js';
-import { requireTemporalBinary } from '../temporal/binaries.js';
+import { connectionOptions, type TemporalConfig } from 'countersign';
 import {
   devServerSearchAttributes,
   portTaken,
+  requireTemporalBinary,
   startTemporalDevServer,
   type TemporalDevServer,
-} from '../temporal/dev-server.js';
+} from 'countersign/testing';
 
 export interface TemporalConnections {
   address: string;
