@@ -28,6 +28,8 @@ export {
   startRun,
   sendDecision,
   cancelRun,
+  pauseRun,
+  resumeRun,
   listPendingApprovals,
   getRunState,
   getRunEvents,

@@ -19,6 +19,8 @@ export { agentWorkflow } from './workflows/agent-workflow.js';
 export {
   decisionSignal,
   cancelSignal,
+  pauseSignal,
+  resumeSignal,
   stateQuery,
   approvalQuery,
   decisionOutcomeQuery,

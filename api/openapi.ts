@@ -23,6 +23,8 @@ import {
   ApprovalList,
   ApprovalListQuery,
   CancelAccepted,
+  RunControlAccepted,
+  RunControlBody,
   DecisionApplied,
   DecisionSubmitted,
   RunCreated,
@@ -46,6 +48,8 @@ const COMPONENTS = {
   RunState,
   RunDetail,
   CancelAccepted,
+  RunControlBody,
+  RunControlAccepted,
   RunEvent,
   ApprovalView,
   ApprovalList,
@@ -128,6 +132,23 @@ const common = {
   ),
 };
 
+/** POST /pause and /resume: the same shape, another verb. */
+const runControl = (summary: string, accepted: string, conflict: string) => ({
+  post: {
+    summary,
+    parameters: [runId, channelHeader('Where the request comes from, for the audit trail.')],
+    requestBody: { required: false, content: { 'application/json': { schema: ref('RunControlBody') } } },
+    responses: {
+      '202': json('RunControlAccepted', accepted),
+      '400': error('Invalid body or X-Countersign-Channel.'),
+      '404': unreadable,
+      '409': error(conflict),
+      '415': notJson,
+      ...common,
+    },
+  },
+});
+
 /** The OpenAPI 3.1 document, derived from the zod schemas the API validates with. */
 export function openApiDocument(publicUrl: string): Record<string, unknown> {
   return {
@@ -187,6 +208,16 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           },
         },
       },
+      '/api/runs/{runId}/pause': runControl(
+        'Pause a run at its next step boundary (before its next model call or tool call; a running tool finishes). Its approvals stay decidable. Whoever may cancel a run may pause it.',
+        'Pause requested.',
+        'The run has ended, or is already paused.',
+      ),
+      '/api/runs/{runId}/resume': runControl(
+        'Resume a paused run; `message` reaches the model as a user message before its next step.',
+        'Resume requested.',
+        'The run has ended, or is not paused.',
+      ),
       '/api/runs/{runId}/events': {
         get: {
           summary: "A run's events as server-sent events (ids are RunEvent ids)",

@@ -12,7 +12,7 @@ const OWN = SEARCH_ATTRIBUTES.status.name;
 export function runStatusOf(execution: number | null | undefined, own: unknown): RunStatus {
   switch (execution) {
     case Status.WORKFLOW_EXECUTION_STATUS_RUNNING:
-      return own === 'waiting' ? 'waiting' : 'running';
+      return own === 'waiting' || own === 'paused' ? own : 'running';
     case Status.WORKFLOW_EXECUTION_STATUS_COMPLETED:
       return own === 'failed' || own === 'cancelled' ? own : 'completed';
     case Status.WORKFLOW_EXECUTION_STATUS_CANCELED:
@@ -32,8 +32,10 @@ export function runStatusClause(status: RunStatus): string {
   switch (status) {
     case 'waiting':
       return `(ExecutionStatus = 'Running' AND ${OWN} = 'waiting')`;
+    case 'paused':
+      return `(ExecutionStatus = 'Running' AND ${OWN} = 'paused')`;
     case 'running':
-      return `(ExecutionStatus = 'Running' AND (${unset} OR ${OWN} != 'waiting'))`;
+      return `(ExecutionStatus = 'Running' AND (${unset} OR ${OWN} NOT IN ('waiting', 'paused')))`;
     case 'completed':
       return `(ExecutionStatus = 'Completed' AND (${unset} OR ${OWN} NOT IN ('failed', 'cancelled')))`;
     case 'cancelled':

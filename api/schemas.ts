@@ -52,6 +52,14 @@ export const RunDetail = RunState.extend({ audit: z.array(RunEvent) });
 export type RunDetail = z.output<typeof RunDetail>;
 export const CancelAccepted = z.strictObject({ runId: z.string(), status: z.literal('cancelling') });
 export type CancelAccepted = z.output<typeof CancelAccepted>;
+/** What a pause or resume request may carry: why, for the audit trail (and, on resume, the model). */
+export const RunControlBody = z.strictObject({ message: z.string().min(1).max(4000).optional() });
+export type RunControlBody = z.output<typeof RunControlBody>;
+export const RunControlAccepted = z.strictObject({
+  runId: z.string(),
+  status: z.enum(['pausing', 'resuming']),
+});
+export type RunControlAccepted = z.output<typeof RunControlAccepted>;
 
 /** Pending approvals in a list come from run memos and carry no schema. */
 export const ApprovalSummary = ApprovalView.partial({ schema: true });
@@ -87,6 +95,8 @@ export const AUDIT_EVENTS = new Set<RunEvent['type']>([
   'decision.refused',
   'approval.escalated',
   'approval.settled',
+  'run.paused',
+  'run.resumed',
   'run.cancelled',
 ]);
 

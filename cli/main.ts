@@ -98,7 +98,7 @@ export function buildProgram(): Command {
   runs
     .command('list')
     .description('list recent runs')
-    .option('--status <status>', 'running, waiting, completed, failed or cancelled')
+    .option('--status <status>', 'running, waiting, paused, completed, failed or cancelled')
     .option('--agent <agent>', 'only runs of this agent')
     .option('--limit <runs>', 'runs per page (default 100): open ones first, then the latest ended')
     .option('--page-token <token>', 'go on from the page a list stopped at')

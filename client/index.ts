@@ -1,5 +1,13 @@
 export { startRun, type StartRunOptions } from './start-run.js';
 export { sendDecision, UnknownApprovalError } from './decide.js';
 export { registerSearchAttributes } from './register-search-attributes.js';
-export { getDecisionOutcome, getFinalState, getRunEvents, getRunState, cancelRun } from './runs.js';
+export {
+  getDecisionOutcome,
+  getFinalState,
+  getRunEvents,
+  getRunState,
+  cancelRun,
+  pauseRun,
+  resumeRun,
+} from './runs.js';
 export { listPendingApprovals, type PendingApprovalFilter } from './approvals.js';

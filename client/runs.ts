@@ -1,6 +1,20 @@
 import { WorkflowFailedError, type Client } from '@temporalio/client';
-import type { CancelRequest, DecisionOutcome, RunEvent, RunOutput, RunState } from '../protocol/index.js';
-import { cancelSignal, decisionOutcomeQuery, eventsQuery, stateQuery } from '../workflows/definitions.js';
+import {
+  RunControl,
+  type CancelRequest,
+  type DecisionOutcome,
+  type RunEvent,
+  type RunOutput,
+  type RunState,
+} from '../protocol/index.js';
+import {
+  cancelSignal,
+  decisionOutcomeQuery,
+  eventsQuery,
+  pauseSignal,
+  resumeSignal,
+  stateQuery,
+} from '../workflows/definitions.js';
 
 /**
  * The run's whole state (transcript, approvals, events), running or closed. A run that completed
@@ -115,4 +129,31 @@ export async function cancelRun(client: Client, runId: string, by?: CancelReques
   const handle = client.workflow.getHandle(runId);
   if (by) await handle.signal(cancelSignal, by);
   await handle.cancel();
+}
+
+/**
+ * Pauses a run at its next step boundary: before its next model call, and before any tool call that
+ * has not started (a tool already running finishes). Its pending approvals stay decidable and their
+ * deadlines keep running. A signal: durable while no worker runs; ignored by a paused or ended run.
+ *
+ * @example
+ * ```ts
+ * await pauseRun(client, runId, { actor: 'lee', channel: 'api', message: 'It is emailing every customer.' });
+ * ```
+ */
+export async function pauseRun(client: Client, runId: string, request: RunControl): Promise<void> {
+  await client.workflow.getHandle(runId).signal(pauseSignal, RunControl.parse(request));
+}
+
+/**
+ * Resumes a paused run from where it stopped; `message` reaches the model as a user message before
+ * its next step. Ignored by a run that is not paused.
+ *
+ * @example
+ * ```ts
+ * await resumeRun(client, runId, { actor: 'lee', channel: 'api', message: 'Email only the customers in the ticket.' });
+ * ```
+ */
+export async function resumeRun(client: Client, runId: string, request: RunControl): Promise<void> {
+  await client.workflow.getHandle(runId).signal(resumeSignal, RunControl.parse(request));
 }

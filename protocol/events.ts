@@ -26,6 +26,8 @@ export const RunEventType = z.enum([
   'approval.settled',
   'tool.ran',
   'tool.denied',
+  'run.paused',
+  'run.resumed',
   'run.cancelled',
   'run.finished',
 ]);

@@ -113,6 +113,27 @@ export const CancelRequest = z.strictObject({
 export type CancelRequest = z.infer<typeof CancelRequest>;
 
 /**
+ * Who pauses or resumes a run, through which channel, and why: the payload of the workflow's
+ * `pause` and `resume` signals. A resume's message reaches the model as a user message before its
+ * next step ("use the staging database").
+ *
+ * @example
+ * ```ts
+ * import { pauseRun, resumeRun, type RunControl } from 'countersign';
+ *
+ * const pause: RunControl = { actor: 'lee', channel: 'api', message: 'drafting too many emails' };
+ * await pauseRun(client, runId, pause);
+ * await resumeRun(client, runId, { actor: 'lee', channel: 'api', message: 'Send one email, then stop.' });
+ * ```
+ */
+export const RunControl = z.strictObject({
+  actor: z.string().min(1).max(200),
+  channel: Channel,
+  message: z.string().min(1).max(4000).optional(),
+});
+export type RunControl = z.infer<typeof RunControl>;
+
+/**
  * Everything about one run, as the `state` query answers it.
  *
  * @example

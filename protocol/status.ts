@@ -24,7 +24,8 @@ export const ApprovalStatus = z.enum([
 export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
 
 /**
- * `waiting` is a running workflow with at least one approval pending.
+ * `waiting` is a running workflow with at least one approval pending; `paused` one a person stopped
+ * between its steps, until someone resumes it (its pending approvals stay decidable).
  *
  * @example
  * ```ts
@@ -34,5 +35,5 @@ export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
  * if (state.status === 'waiting') console.log(`${state.pending.length} approval(s) wait`);
  * ```
  */
-export const RunStatus = z.enum(['running', 'waiting', 'completed', 'failed', 'cancelled']);
+export const RunStatus = z.enum(['running', 'waiting', 'paused', 'completed', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof RunStatus>;

@@ -22,7 +22,7 @@ export type { AssistantReply, ChatCompletionRequest, ErrorReply, ModelReply };
  * ];
  * ```
  */
-export type ScriptStep = ModelReply | ((request: ChatCompletionRequest) => ModelReply);
+export type ScriptStep = ModelReply | ((request: ChatCompletionRequest) => ModelReply | Promise<ModelReply>);
 
 /**
  * A scripted conversation, as {@link FakeModel.script} returns it: the requests the model has
@@ -134,7 +134,10 @@ export class FakeModel {
     return this.server.close();
   }
 
-  private static reply(scripts: Map<string, Script>, request: ChatCompletionRequest): ModelReply {
+  private static reply(
+    scripts: Map<string, Script>,
+    request: ChatCompletionRequest,
+  ): ModelReply | Promise<ModelReply> {
     const input = request.messages.find((m) => m.role === 'user')?.content;
     const script = typeof input === 'string' ? scripts.get(input) : undefined;
     if (!script) return { status: 400, message: `fake model: no script for input ${JSON.stringify(input)}` };

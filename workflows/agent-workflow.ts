@@ -1,7 +1,8 @@
-import { ActivityFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, condition, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import type {
   CancelRequest,
   Channel,
+  RunControl,
   RunInput,
   RunOutput,
   RunState,
@@ -20,6 +21,8 @@ import {
   decisionOutcomeQuery,
   decisionSignal,
   eventsQuery,
+  pauseSignal,
+  resumeSignal,
   stateQuery,
 } from './definitions.js';
 import { failureMessage } from './describe.js';
@@ -63,10 +66,16 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
   let output: string | undefined;
   let addedCalls = 0;
 
+  // Who paused the run, while it is paused; corrections from resumes wait for the next model call.
+  let pausedBy: RunControl | undefined;
+  const corrections: string[] = [];
+  const live = () => status === 'running' || status === 'waiting' || status === 'paused';
+  const settleStatus = () => {
+    if (live()) status = pausedBy ? 'paused' : book.pending().length > 0 ? 'waiting' : 'running';
+  };
   const publish = () => visibility.publish(status, book.pending());
   const book = new ApprovalBook({ runId, agent: agent.name, requester: input.requester, tools }, log, () => {
-    if (status === 'running' || status === 'waiting')
-      status = book.pending().length > 0 ? 'waiting' : 'running';
+    settleStatus();
     publish();
   });
   const ctx: RunContext = {
@@ -77,6 +86,7 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
     log,
     book,
     nextAddedCallId: () => `added-${++addedCalls}`,
+    paused: () => (pausedBy ? condition(() => pausedBy === undefined) : undefined),
   };
 
   setHandler(decisionSignal, (signal) => book.decide(signal));
@@ -85,6 +95,21 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
   setHandler(cancelSignal, (request) => {
     if (cancelledBy === undefined && isCancelRequest(request))
       cancelledBy = { actor: request.actor, channel: request.channel };
+  });
+  setHandler(pauseSignal, (request) => {
+    if (pausedBy !== undefined || !live() || !isRunControl(request)) return;
+    pausedBy = request;
+    log.add({ type: 'run.paused', actor: request.actor, channel: request.channel, ...said(request) });
+    settleStatus();
+    publish();
+  });
+  setHandler(resumeSignal, (request) => {
+    if (pausedBy === undefined || !live() || !isRunControl(request)) return;
+    pausedBy = undefined;
+    if (request.message !== undefined) corrections.push(request.message);
+    log.add({ type: 'run.resumed', actor: request.actor, channel: request.channel, ...said(request) });
+    settleStatus();
+    publish();
   });
   const snapshot = (): RunState => ({
     runId,
@@ -122,6 +147,10 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
   const modelTools = toModelTools(agent.askHuman ? [...agent.tools, ASK_HUMAN_SPEC] : agent.tools);
   try {
     while (turns < agent.maxTurns) {
+      const paused = ctx.paused();
+      if (paused) await paused;
+      // A correction given on resume is what the model reads next, as the user's word.
+      for (const content of corrections.splice(0)) transcript.push({ role: 'user', content });
       turns++;
       const reply = await callModel({ model: agent.model, messages: transcript, tools: modelTools });
       log.add({
@@ -230,4 +259,18 @@ function toModelTools(tools: RunInput['agent']['tools']): ModelTool[] {
     delete parameters.$schema;
     return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
   });
+}
+
+/** Pause and resume come from any Temporal client: only a well-formed request is taken. */
+function isRunControl(value: unknown): value is RunControl {
+  if (!isCancelRequest(value)) return false;
+  const { message } = value as { message?: unknown };
+  return (
+    message === undefined || (typeof message === 'string' && message.length > 0 && message.length <= 4000)
+  );
+}
+
+/** The audit entry's reason: the message a person gave, if any. */
+function said(request: RunControl): { message?: string } {
+  return request.message !== undefined ? { message: request.message } : {};
 }

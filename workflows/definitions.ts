@@ -2,6 +2,7 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type {
   ApprovalView,
   CancelRequest,
+  RunControl,
   DecisionOutcome,
   DecisionSignal,
   RunEvent,
@@ -96,3 +97,31 @@ export const decisionOutcomeQuery = defineQuery<DecisionOutcome | null, [string]
  * ```
  */
 export const eventsQuery = defineQuery<RunEvent[], [number]>('events');
+
+/**
+ * Stops the run at its next step boundary (before its next model call, and before any tool call
+ * that has not started); a tool already running finishes. Ignored while paused or finished.
+ *
+ * @example
+ * ```ts
+ * import { getExternalWorkflowHandle } from '@temporalio/workflow';
+ * import { pauseSignal } from 'countersign/workflow';
+ *
+ * await getExternalWorkflowHandle(runId).signal(pauseSignal, { actor: 'watchdog', channel: 'api' });
+ * ```
+ */
+export const pauseSignal = defineSignal<[RunControl]>('pause');
+
+/**
+ * Goes on from where the run stopped; its message, if any, reaches the model before its next step.
+ * Ignored unless paused.
+ *
+ * @example
+ * ```ts
+ * import { getExternalWorkflowHandle } from '@temporalio/workflow';
+ * import { resumeSignal } from 'countersign/workflow';
+ *
+ * await getExternalWorkflowHandle(runId).signal(resumeSignal, { actor: 'lee', channel: 'api', message: 'Use staging.' });
+ * ```
+ */
+export const resumeSignal = defineSignal<[RunControl]>('resume');

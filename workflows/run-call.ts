@@ -26,6 +26,9 @@ export async function runCall(
   args: JsonObject,
   authority: CallAuthority,
 ): Promise<string> {
+  // A paused run starts no tool; one already running finishes.
+  const paused = ctx.paused();
+  if (paused) await paused;
   let result: JsonValue;
   try {
     result = await runTool({

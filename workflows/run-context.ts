@@ -13,4 +13,9 @@ export interface RunContext {
   book: ApprovalBook;
   /** Tool call ids for steps a human added to a plan: unique in the run. */
   nextAddedCallId(): string;
+  /**
+   * While the run is paused, a promise of its resume; otherwise undefined, so a step that checks
+   * it adds no await (and no reordering of commands) to runs nobody pauses.
+   */
+  paused(): Promise<void> | undefined;
 }

@@ -1,12 +1,21 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { Router } from 'express';
-import { cancelRun, startRun } from '../../client/index.js';
+import { Router, type Request, type Response } from 'express';
+import { cancelRun, pauseRun, resumeRun, startRun } from '../../client/index.js';
 import { Channel, StartRunRequest } from '../../protocol/index.js';
+import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { accessRule } from '../access.js';
 import { approverOf } from '../auth.js';
 import type { ApiOptions } from '../context.js';
 import { HttpError, parse } from '../errors.js';
-import { AUDIT_EVENTS, RunListQuery, type CancelAccepted, type RunDetail, type RunList } from '../schemas.js';
+import {
+  AUDIT_EVENTS,
+  RunControlBody,
+  RunListQuery,
+  type CancelAccepted,
+  type RunControlAccepted,
+  type RunDetail,
+  type RunList,
+} from '../schemas.js';
 import { runEventStream } from '../sse.js';
 import { runStatusClause } from '../run-status.js';
 import { listPage, listQuery } from '../run-lists.js';
@@ -78,12 +87,7 @@ export function runsRouter(options: ApiOptions): Router {
   router.post('/:runId/cancel', async (req, res) => {
     const { runId } = req.params;
     const caller = approverOf(res);
-    // Email links only decide; the inbox and the CLI say which they are.
-    const channel = parse(
-      Channel.exclude(['email']),
-      req.get('x-countersign-channel') ?? 'api',
-      'X-Countersign-Channel header',
-    );
+    const channel = channelOf(req);
     const description = await access.readable(client, caller, runId);
     const closed = () => new HttpError(409, `run ${runId} has already ended`, { code: 'run_closed' });
     if (description.status.name !== 'RUNNING') throw closed();
@@ -97,7 +101,41 @@ export function runsRouter(options: ApiOptions): Router {
     res.status(202).json({ runId, status: 'cancelling' } satisfies CancelAccepted);
   });
 
+  // The same people may pause and resume it. The run takes the signal at its next step boundary.
+  const control = (action: 'pause' | 'resume') => async (req: Request, res: Response) => {
+    const runId = String(req.params.runId);
+    const caller = approverOf(res);
+    const channel = channelOf(req);
+    const body = parse(RunControlBody, req.body ?? {});
+    const description = await access.readable(client, caller, runId);
+    if (description.status.name !== 'RUNNING')
+      throw new HttpError(409, `run ${runId} has already ended`, { code: 'run_closed' });
+    // The run's own status, from its mutable state (not a list): exact once it took the last signal.
+    const paused = description.typedSearchAttributes.get(searchAttributeKeys.status) === 'paused';
+    if (action === 'pause' && paused)
+      throw new HttpError(409, `run ${runId} is already paused`, { code: 'already_paused' });
+    if (action === 'resume' && !paused)
+      throw new HttpError(409, `run ${runId} is not paused`, { code: 'not_paused' });
+    const request = { actor: caller.id, channel, ...body };
+    await (action === 'pause' ? pauseRun : resumeRun)(client, runId, request);
+    res.status(202).json({
+      runId: runId,
+      status: action === 'pause' ? 'pausing' : 'resuming',
+    } satisfies RunControlAccepted);
+  };
+  router.post('/:runId/pause', control('pause'));
+  router.post('/:runId/resume', control('resume'));
+
   router.get('/:runId/events', runEventStream(options));
 
   return router;
+}
+
+/** Email links only decide; the inbox and the CLI say which they are. */
+function channelOf(req: Request): Exclude<Channel, 'email'> {
+  return parse(
+    Channel.exclude(['email']),
+    req.get('x-countersign-channel') ?? 'api',
+    'X-Countersign-Channel header',
+  );
 }

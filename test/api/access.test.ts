@@ -272,3 +272,72 @@ test('the inbox stream carries the events of the runs the caller may read, and n
     alice.close();
   }
 });
+
+test('pause and resume follow the cancel rule; a paused run says so, runs no decided call, and each answers 409 out of turn', async () => {
+  const runId = await stack.startRun(
+    'bank',
+    'access: pause me',
+    t.victor,
+    calls(call('transfer', { from: 'ops', to: 'acme', amount: 2000 })),
+    say('Sent.'),
+  );
+  const [pending] = await stack.waitForPending(runId);
+  const control = (who: string, action: 'pause' | 'resume', body?: unknown, channel = 'inbox') =>
+    stack.http('POST', `/api/runs/${runId}/${action}`, {
+      token: who,
+      body,
+      headers: { 'x-countersign-channel': channel },
+    });
+
+  // otto holds no role on bank runs: no such run to him, and nothing changes.
+  assert.equal((await control(t.otto, 'pause')).status, 404);
+  assert.equal((await control(t.bob, 'resume')).status, 409, 'a running run is not paused');
+  const paused = await control(t.bob, 'pause', { message: 'wrong payee?' });
+  assert.equal(paused.status, 202, paused.text);
+  assert.deepEqual(paused.body, { runId, status: 'pausing' });
+  const state = await waitForState(runId, (s) => s.status === 'paused');
+  // Its approval stays decidable while paused.
+  assert.equal(state.pending[0]!.trackingId, pending!.trackingId);
+  assert.equal((await control(t.bob, 'pause')).status, 409, 'already paused');
+  const listed = await stack.http('GET', '/api/runs?status=paused', { token: t.alice });
+  assert.equal(listed.status, 200, listed.text);
+
+  // Decided while paused, the call waits for the resume.
+  const approved = await stack.http('POST', `/api/approvals/${pending!.trackingId}/decision`, {
+    token: t.bob,
+    body: { type: 'approve' },
+  });
+  assert.equal(approved.status, 200, approved.text);
+  const decided = await waitForState(runId, (s) => s.pending.length === 0);
+  assert.equal(decided.status, 'paused');
+  assert.equal(decided.events.filter((e) => e.type === 'tool.ran').length, 0, 'no tool runs while paused');
+
+  const resumed = await control(t.victor, 'resume', { message: 'Payee checked.' }, 'cli');
+  assert.equal(resumed.status, 202, resumed.text);
+  assert.equal((await stack.result(runId)).status, 'completed');
+  assert.equal((await stack.state(runId)).events.filter((e) => e.type === 'tool.ran').length, 1);
+  const detail = await stack.http<RunState & { audit: RunEvent[] }>('GET', `/api/runs/${runId}`, {
+    token: t.victor,
+  });
+  const controls = await waitForState(runId, (s) => s.events.some((e) => e.type === 'run.resumed'));
+  assert.deepEqual(
+    controls.events
+      .filter((e) => e.type === 'run.paused' || e.type === 'run.resumed')
+      .map((e) => [e.type, e.actor, e.channel, e.message]),
+    [
+      ['run.paused', 'bob', 'inbox', 'wrong payee?'],
+      ['run.resumed', 'victor', 'cli', 'Payee checked.'],
+    ],
+  );
+  assert.equal(detail.status, 200);
+});
+
+/** The run's state once `ready` holds (the run takes a signal at its next workflow task). */
+async function waitForState(runId: string, ready: (state: RunState) => boolean): Promise<RunState> {
+  for (let tries = 0; tries < 600; tries++) {
+    const state = await stack.state(runId);
+    if (ready(state)) return state;
+    await sleep(50);
+  }
+  throw new Error(`run ${runId} never reached the state`);
+}

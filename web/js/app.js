@@ -43,7 +43,10 @@ const ROUTES = [
   [/^/, () => inboxView(ctx)],
 ];
 
+// Views load asynchronously: only the latest navigation may put its view on the page.
+let routeSeq = 0;
 async function route() {
+  const seq = ++routeSeq;
   const hash = window.location.hash;
   const [pattern, view] = ROUTES.find(([p]) => p.test(hash));
   for (const link of document.querySelectorAll('[data-nav]')) {
@@ -58,10 +61,13 @@ async function route() {
     else link.removeAttribute('aria-current');
   }
   try {
-    current = await view(pattern.exec(hash));
+    const next = await view(pattern.exec(hash));
+    if (seq !== routeSeq) return;
+    current = next;
     main.replaceChildren(current.element);
     main.focus({ preventScroll: true });
   } catch (err) {
+    if (seq !== routeSeq) return;
     current = null;
     if (err instanceof ApiError && err.status === 401) return showTokenForm('That token was not accepted.');
     main.replaceChildren(

@@ -9,6 +9,7 @@ const RUNS_PAGE = 50;
 const RUN_STATUSES = [
   ['', 'All'],
   ['waiting', 'Waiting'],
+  ['paused', 'Paused'],
   ['running', 'Running'],
   ['completed', 'Completed'],
   ['failed', 'Failed'],
@@ -129,8 +130,14 @@ export async function runsView(ctx) {
 /** One run: status, task, output, what waits, the conversation and the audit trail. */
 export async function runView(ctx, runId) {
   const root = h('article', { class: 'run' });
+  // An event that changed nothing here (a replay after a reconnection, another run's news) leaves
+  // the page as it is: no flicker, and a button about to be clicked stays where it is.
+  let shown = '';
   async function load() {
     const { data: run } = await api(`api/runs/${encodeURIComponent(runId)}`);
+    const key = JSON.stringify(run);
+    if (key === shown) return;
+    shown = key;
     const live = run.status === 'running' || run.status === 'waiting';
     const status = h('p', { class: 'form-status', role: 'alert' });
     append(clear(root), [
