@@ -138,6 +138,31 @@ export function buildProgram(): Command {
       );
       print(json ? JSON.stringify(body, null, 2) : `${terminalText(body.runId)}: cancelling`);
     });
+  for (const [action, does] of [
+    ['pause', 'pause a run before its next step (a running tool finishes); its approvals stay decidable'],
+    ['resume', 'resume a paused run; --message reaches the model before its next step'],
+  ] as const) {
+    runs
+      .command(action)
+      .description(does)
+      .argument('<runId>')
+      .option(
+        '-m, --message <text>',
+        action === 'pause' ? 'why, for the audit trail' : 'a correction for the model',
+      )
+      .action(async (runId: string, options: { message?: string }, command: Command) => {
+        const { api: client, json } = api(command);
+        const { body } = await client.request<{ runId: string; status: string }>(
+          'POST',
+          `/api/runs/${encodeURIComponent(runId)}/${action}`,
+          options.message !== undefined ? { message: options.message } : {},
+          { 'x-countersign-channel': 'cli' },
+        );
+        print(
+          json ? JSON.stringify(body, null, 2) : `${terminalText(body.runId)}: ${terminalText(body.status)}`,
+        );
+      });
+  }
 
   program
     .command('approvals')

@@ -204,6 +204,32 @@ test('runs cancel: the run ends cancelled by the token holder, through the cli',
   assert.match(again.stderr, /HTTP 409: run .* has already ended/);
 });
 
+test('runs pause and resume: the run says paused, its approval stays decidable, and the resume goes on', async () => {
+  const { runId, trackingId } = await startTransfer();
+  assert.equal(
+    (await ok(['runs', 'pause', runId, '--message', 'checking the payee'])).trim(),
+    `${runId}: pausing`,
+  );
+  for (let tries = 0; (await cs.run(runId)).status !== 'paused'; tries++) {
+    assert.ok(tries < 600, 'the run never paused');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const twice = await cli(['runs', 'pause', runId]);
+  assert.equal(twice.code, 1);
+  assert.match(twice.stderr, /HTTP 409: run .* is already paused/);
+  // Approved while paused: the transfer waits for the resume.
+  await ok(['approve', trackingId]);
+  assert.equal((await cs.run(runId)).status, 'paused');
+  assert.equal(
+    (await ok(['runs', 'resume', runId, '--message', 'Payee checked.'])).trim(),
+    `${runId}: resuming`,
+  );
+  assert.equal((await cs.finished(runId)).status, 'completed');
+  const shown = await ok(['runs', 'show', runId]);
+  assert.match(shown, /run\.paused by admin via cli/);
+  assert.match(shown, /run\.resumed by admin via cli/);
+});
+
 test('errors: clear messages and a non-zero exit', async () => {
   const badToken = await cli(['runs', 'list'], env({ COUNTERSIGN_TOKEN: 'not-a-real-token-at-all' }));
   assert.equal(badToken.code, 1);

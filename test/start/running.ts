@@ -9,7 +9,7 @@ import type { ApprovalView, Decision, RunEvent, TranscriptMessage } from '../../
 
 export interface RunDetail {
   runId: string;
-  status: 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+  status: 'running' | 'waiting' | 'paused' | 'completed' | 'failed' | 'cancelled';
   transcript: TranscriptMessage[];
   pending: ApprovalView[];
   approvals: ApprovalView[];
