@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
+import { launchChromium, signIn } from '../support/chromium.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { toolRuns, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -16,10 +16,7 @@ before(async () => {
   browser = await launchChromium();
   page = await browser.newPage();
   page.setDefaultTimeout(30_000);
-  await page.goto(stack.url);
-  await page.getByLabel('Approver token').fill(tokens.alice);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  await signIn(page, stack.url, tokens.alice);
   await page.locator('#live', { hasText: 'live' }).waitFor();
 });
 
@@ -137,10 +134,7 @@ test('reject with a reason; the decided list shows it', async () => {
 
 test('usable on a phone: no sideways scrolling', async () => {
   const phone = await browser.newPage({ viewport: { width: 375, height: 740 } });
-  await phone.goto(stack.url);
-  await phone.getByLabel('Approver token').fill(tokens.alice);
-  await phone.getByRole('button', { name: 'Sign in' }).click();
-  await phone.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  await signIn(phone, stack.url, tokens.alice);
   await phone.goto(`${stack.url}/#/decided`);
   await phone.getByRole('heading', { name: 'Decided' }).waitFor();
   const overflow = Number(await phone.evaluate('document.documentElement.scrollWidth - window.innerWidth'));

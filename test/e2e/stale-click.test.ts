@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
+import { launchChromium, signIn } from '../support/chromium.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { toolRuns, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -20,10 +20,7 @@ before(async () => {
   page.setDefaultTimeout(30_000);
   // No live events reach this page: every connection to the event stream fails.
   await page.route('**/api/events', (route) => route.abort());
-  await page.goto(stack.url);
-  await page.getByLabel('Approver token').fill(tokens.alice);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
+  await signIn(page, stack.url, tokens.alice);
   await page.locator('#live[data-state="reconnecting"]').waitFor();
 });
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's chromium (`which chromium`), never a downloaded browser, with everything that phones home turned off. */
 export function launchChromium(): Promise<Browser> {
@@ -15,4 +15,12 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** Signs in to the inbox at `url` with an approver's token, and waits for the inbox to show. */
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('Approver token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
 }

@@ -143,9 +143,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       };
       const decision = /^\/api\/approvals\/([^/]+)\/decision$/.exec(route);
       if (method === 'POST' && decision && headers['if-match'] === undefined) {
-        const shown = await fetch(`${url}/api/approvals/${decision[1]}`, {
-          headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
-        });
+        // A busy Temporal answers 503 (retry it); any other answer without an ETag is the test's to see.
+        let shown: Response;
+        for (let tries = 0; ; tries++) {
+          shown = await fetch(`${url}/api/approvals/${decision[1]}`, {
+            headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
+          });
+          if (shown.status !== 503 || tries >= 50) break;
+          await sleep(100);
+        }
         const etag = shown.headers.get('etag');
         if (etag) headers['if-match'] = etag;
       }
