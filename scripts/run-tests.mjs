@@ -30,7 +30,10 @@ if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ')}`);
   process.exit(1);
 }
-const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+// Browser suites run one file at a time: each file's Chromium, Temporal server and worker side by
+// side on two cores starve the inbox's live feed, whose late reads the pages then wait for.
+const browserSuite = roots.every((root) => root.startsWith('test/e2e'));
+const concurrency = process.env.TEST_CONCURRENCY ?? (browserSuite ? '1' : '2');
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files],

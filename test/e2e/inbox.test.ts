@@ -38,12 +38,21 @@ async function pendingTransfer(input: string, args: Record<string, unknown>) {
   return { runId, trackingId: pending!.trackingId };
 }
 
-/** Starts a transfer run and opens its approval from the inbox, where it arrives live. */
+/**
+ * Starts a transfer run and opens its approval from the inbox. It arrives live; the live feed is
+ * known to miss an event now and then under load (see the session 8 note), so a card that has not
+ * arrived within 10 s is read from the list afresh: these tests are about deciding.
+ */
 async function openNewApproval(input: string, args: Record<string, unknown>) {
   await page.goto(`${stack.url}/#/`);
   await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
   const { runId, trackingId } = await pendingTransfer(input, args);
-  await page.locator(`a[href="#/approvals/${encodeURIComponent(trackingId)}"]`).click();
+  const card = page.locator(`a[href="#/approvals/${encodeURIComponent(trackingId)}"]`);
+  await card.waitFor({ timeout: 10_000 }).catch(async () => {
+    await page.reload();
+    await card.waitFor();
+  });
+  await card.click();
   await page.getByRole('heading', { name: /transfer/ }).waitFor();
   return { runId, trackingId };
 }
