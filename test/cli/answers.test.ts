@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { runCli } from '../support/run-cli.js';
 import { after, before, test } from 'node:test';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../define/index.js';
@@ -13,8 +12,6 @@ import { startStack, type Stack } from '../support/stack.js';
  * `countersign respond --result <answer>` reads the answer by the schema it must meet: a string
  * answer is the text typed, unquoted; any other is JSON.
  */
-
-const BIN = fileURLToPath(new URL('../../bin/countersign.js', import.meta.url));
 
 const respondable: ApprovalPolicyInput = {
   decisions: ['approve', 'reject', 'respond'],
@@ -56,19 +53,8 @@ after(async () => {
   await stack?.close();
 });
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, COUNTERSIGN_URL: stack.url, COUNTERSIGN_TOKEN: tokens.alice },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[]) {
+  return runCli(args, { ...process.env, COUNTERSIGN_URL: stack.url, COUNTERSIGN_TOKEN: tokens.alice });
 }
 
 /**

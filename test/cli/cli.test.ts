@@ -1,4 +1,5 @@
 import { after, before, test } from 'node:test';
+import { runCli } from '../support/run-cli.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,18 +36,7 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Runs `countersign ...` as a user would, in a process of its own. */
 function cli(args: string[], environment = env()): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: environment,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(args, environment);
 }
 
 async function ok(args: string[]): Promise<string> {
