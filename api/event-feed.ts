@@ -34,6 +34,14 @@ const MAX_RECHECK_POLLS = 60;
  * changes: a hundred runs nobody answers for must not hold back the others' events every poll.
  */
 const READ_WAIT_MS = 2_000;
+
+/**
+ * How far back a new subscriber is told what the feed found: the inbox reads its lists once the
+ * stream is live, and a list trails the runs by the visibility store's lag, so news found a little
+ * before the subscription may be in neither the list nor the live stream. The feed also starts
+ * this far back, for the same reason. Subscribers apply events by id, so news told twice is harmless.
+ */
+export const REPLAY_MS = 10_000;
 const RETRY_POLLS = 1;
 const MAX_RETRY_POLLS = 8;
 
@@ -75,6 +83,8 @@ const due = (poll: number, interval: number) => ({ nextCheck: poll + interval, i
 export class RunEventFeed {
   private readonly emitter = new EventEmitter();
   private polling = false;
+  /** What the feed found in the last REPLAY_MS, oldest first, for new subscribers. */
+  private recent: { foundAt: number; found: FeedEvent }[] = [];
 
   constructor(private readonly options: ApiOptions) {
     // One listener per open inbox: there is no leak to warn about.
@@ -82,23 +92,33 @@ export class RunEventFeed {
   }
 
   /**
-   * The events the feed finds from this call on, until `signal` aborts. Subscribed at once, so a
-   * caller that first catches up on the past misses nothing meanwhile. A failed poll ends every
+   * The events the feed finds from this call on, until `signal` aborts; with `replay`, first those
+   * it found in the last REPLAY_MS. Subscribed at once, so a caller that first catches up on the
+   * past, or answers that it is live, misses nothing meanwhile. A failed poll ends every
    * subscriber's iteration with its error; the next subscriber starts afresh.
    */
-  live(signal: AbortSignal): AsyncIterable<FeedEvent> {
+  live(signal: AbortSignal, { replay = false }: { replay?: boolean } = {}): AsyncIterable<FeedEvent> {
     const events = on(this.emitter, 'event', { signal });
+    const replayed = replay ? this.recentEvents() : [];
     if (!this.polling) {
       this.polling = true;
+      this.recent = [];
       void this.poll();
     }
     return (async function* () {
       try {
+        yield* replayed;
         for await (const [event] of events) yield event as FeedEvent;
       } catch (err) {
         if (!signal.aborted) throw err;
       }
     })();
+  }
+
+  private recentEvents(): FeedEvent[] {
+    const from = Date.now() - REPLAY_MS;
+    this.recent = this.recent.filter(({ foundAt }) => foundAt >= from);
+    return this.recent.map(({ found }) => found);
   }
 
   private async poll(): Promise<void> {
@@ -115,32 +135,47 @@ export class RunEventFeed {
   private async follow(): Promise<void> {
     const { client, namespace } = this.options;
     const since = Date.now();
+    // A run whose listing changes after the feed started may have changed a little before it: the
+    // list trails the runs, so its news may not be in the list the first subscriber reads either.
+    // A run looked at only because its time came shows no such lag, and goes back no further.
+    const lagging = since - REPLAY_MS;
     let lastListedAt = since;
     const watched = new Map<string, Watched>();
     const finished = new Set<string>();
     const emit = (events: RunEvent[], run: RunAccess) => {
-      for (const event of events) this.emitter.emit('event', { event, run } satisfies FeedEvent);
+      const foundAt = Date.now();
+      for (const event of events) {
+        const found: FeedEvent = { event, run };
+        this.recent.push({ foundAt, found });
+        this.emitter.emit('event', found);
+      }
+      this.recentEvents();
     };
 
     /**
      * Whether the run's log may hold events not told yet: a workflow task completed after the
-     * known length or, for a run not looked at since the feed started, since then. Undefined when
+     * known length or, for a run not looked at since the feed started, since `from`. Undefined when
      * the history cannot be read now.
      */
-    const changed = async (runId: string, knownLength: number | undefined) => {
+    const changed = async (runId: string, knownLength: number | undefined, from: number) => {
       const task = await lastCompletedTask(client, namespace, runId, knownLength ?? 0);
       if (task === undefined) return undefined;
-      return task !== null && (knownLength !== undefined || task.time >= since);
+      return task !== null && (knownLength !== undefined || task.time >= from);
     };
 
     /**
      * A run's events the feed has not emitted: after its cursor, or, for a run not read before,
-     * those written since the feed started. The latter are told by the run's history, not by the
-     * feed's clock: the events of a workflow task that was in flight when the feed started carry
-     * that task's earlier start time. A run that started since has nothing to tell apart. Undefined
-     * when the run cannot be read now.
+     * those written since `since`. The latter are told by the run's history, not by the feed's
+     * clock: the events of a workflow task that was in flight when the feed started carry that
+     * task's earlier start time. A run that started since has nothing to tell apart. Undefined when
+     * the run cannot be read now.
      */
-    const readUnseen = async ({ runId, startTime }: LiveRun, cursor: number | undefined, closed: boolean) => {
+    const readUnseen = async (
+      { runId, startTime }: LiveRun,
+      cursor: number | undefined,
+      closed: boolean,
+      since: number,
+    ) => {
       let from = Number.NEGATIVE_INFINITY;
       if (cursor === undefined && startTime < since) {
         const cutoff = await lastTaskBefore(client, namespace, runId, since);
@@ -157,7 +192,13 @@ export class RunEventFeed {
      * workflow task completed since it was last told. Returns whether the run is done with (closed
      * and told).
      */
-    const look = async (info: LiveRun, run: Watched, poll: number): Promise<boolean> => {
+    const look = async (
+      info: LiveRun,
+      run: Watched,
+      poll: number,
+      listingChanged: boolean,
+    ): Promise<boolean> => {
+      const from = listingChanged ? lagging : since;
       const history = await liveHistory(client, namespace, info.runId);
       const unreadable = () => {
         const retry = run.retry ?? RETRY_POLLS;
@@ -171,10 +212,10 @@ export class RunEventFeed {
         return history.closed;
       };
       if (history.length === run.knownLength) return quiet();
-      const news = await changed(info.runId, run.knownLength);
+      const news = await changed(info.runId, run.knownLength, from);
       if (news === undefined) return unreadable();
       if (!news) return quiet();
-      const read = await readUnseen(info, run.cursor, history.closed);
+      const read = await readUnseen(info, run.cursor, history.closed, from);
       // Not readable now (no worker up): look again later.
       if (!read) return unreadable();
       if (read.unseen.length > 0) emit(read.unseen, info.access());
@@ -195,6 +236,7 @@ export class RunEventFeed {
         const { runId } = info;
         if (finished.has(runId)) continue;
         let run = watched.get(runId);
+        let listingChanged = false;
         if (!run) {
           // Closed before the feed started: nothing new to say.
           if (!info.running && (info.closeTime ?? 0) < since) continue;
@@ -209,12 +251,14 @@ export class RunEventFeed {
           };
           watched.set(runId, run);
           if (before && poll === 0 && info.running) continue;
+          // Listed late: its listing is news.
+          listingChanged = before;
         } else {
-          const listingChanged = run.listed !== info.listed;
+          listingChanged = run.listed !== info.listed;
           run.listed = info.listed;
           if (!listingChanged && poll < run.nextCheck) continue;
         }
-        if (await look(info, run, poll)) {
+        if (await look(info, run, poll, listingChanged)) {
           finished.add(runId);
           watched.delete(runId);
         }

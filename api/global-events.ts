@@ -28,27 +28,30 @@ export interface Resume {
 }
 
 /**
- * Every run's events for one inbox subscriber: live from the API's shared feed, and, for a
- * subscriber resuming from a Last-Event-ID, first what the runs did while it was away. Catching up
+ * Every run's events for one inbox subscriber: live from the API's shared feed, and first either
+ * what the feed found in the last moments (a new subscriber, whose lists may not show it yet) or,
+ * for a subscriber resuming from a Last-Event-ID, what the runs did while it was away. Catching up
  * reads only runs whose history changed since then (a server-only read), so quiet runs cost the
- * worker nothing here either.
+ * worker nothing here either. Subscribed to the feed on the call, before the caller tells the
+ * subscriber it is live: nothing found after that moment is missed.
  */
-export async function* globalEvents(
+export function globalEvents(
   options: ApiOptions,
   feed: RunEventFeed,
   resume: Resume | undefined,
   signal: AbortSignal,
-): AsyncGenerator<FeedEvent> {
-  if (!resume) return yield* feed.live(signal);
-  // Subscribed before catching up: what happens meanwhile waits in the subscription.
+): AsyncIterable<FeedEvent> {
+  if (!resume) return feed.live(signal, { replay: true });
   const live = feed.live(signal)[Symbol.asyncIterator]();
-  try {
-    yield* resumed(options, live, resume);
-  } finally {
-    // Not awaited: a generator's return waits for a pending next, and the subscription's own
-    // signal ends that.
-    void live.return?.()?.catch(() => undefined);
-  }
+  return (async function* () {
+    try {
+      yield* resumed(options, live, resume);
+    } finally {
+      // Not awaited: a generator's return waits for a pending next, and the subscription's own
+      // signal ends that.
+      void live.return?.()?.catch(() => undefined);
+    }
+  })();
 }
 
 async function* resumed(

@@ -13,13 +13,18 @@ import type { RunEventFeed } from './event-feed.js';
 import { globalEvents, type Resume } from './global-events.js';
 import { getRunEvents } from '../client/index.js';
 
-/** Opens the stream; its `signal` aborts when the subscriber goes away. */
-async function open(req: Request, res: Response): Promise<{ session: Session; signal: AbortSignal }> {
+/** Opens the stream; `controller` aborts when the subscriber goes away. */
+async function open(
+  req: Request,
+  res: Response,
+  controller = new AbortController(),
+): Promise<{ session: Session; signal: AbortSignal }> {
+  // Also a subscriber gone before the session opened: what it subscribed to is let go.
+  res.once('close', () => controller.abort());
   const session = await createSession(req, res, {
     keepAlive: 15_000,
     headers: { 'x-accel-buffering': 'no' },
   });
-  const controller = new AbortController();
   session.once('disconnected', () => controller.abort());
   return { session, signal: controller.signal };
 }
@@ -125,9 +130,16 @@ export function allEventsStream(options: ApiOptions, feed: RunEventFeed): Reques
         code: 'invalid_request',
       });
     }
-    const { session, signal } = await open(req, res);
+    // Subscribed before the headers go out: once the subscriber reads that it is live (and reads its
+    // lists), nothing the feed finds is missed.
+    const controller = new AbortController();
+    const events = globalEvents(options, feed, resume, controller.signal);
+    const { session, signal } = await open(req, res, controller).catch((err: unknown) => {
+      controller.abort();
+      throw err;
+    });
     try {
-      for await (const { event, run } of globalEvents(options, feed, resume, signal)) {
+      for await (const { event, run } of events) {
         if (access.mayRead(caller, run)) session.push(event, event.type, globalId(event));
       }
     } catch (err) {

@@ -132,10 +132,9 @@ test('a requester reads their own run; an approver with no role on it sees no su
     (await stack.http('GET', '/api/approvals?agent=ops', { token: who })).body.approvals.map(
       (a: { trackingId: string }) => a.trackingId,
     );
-  for (let tries = 0; !(await inbox(t.alice)).includes(pending!.trackingId); tries++) {
-    assert.ok(tries < 600, 'the approval never showed in the inbox');
-    await sleep(50);
-  }
+  await stack.listUntil('/api/approvals?agent=ops', t.alice, (body) =>
+    body.approvals.some((a: { trackingId: string }) => a.trackingId === pending!.trackingId),
+  );
   assert.ok(
     !(await inbox(t.victor)).includes(pending!.trackingId),
     'not in the inbox of one who may not read it',
@@ -299,8 +298,9 @@ test('pause and resume follow the cancel rule; a paused run says so, runs no dec
   // Its approval stays decidable while paused.
   assert.equal(state.pending[0]!.trackingId, pending!.trackingId);
   assert.equal((await control(t.bob, 'pause')).status, 409, 'already paused');
-  const listed = await stack.http('GET', '/api/runs?status=paused', { token: t.alice });
-  assert.equal(listed.status, 200, listed.text);
+  await stack.listUntil('/api/runs?status=paused', t.alice, (body) =>
+    body.runs.some((r: { runId: string; status: string }) => r.runId === runId && r.status === 'paused'),
+  );
 
   // Decided while paused, the call waits for the resume.
   const approved = await stack.http('POST', `/api/approvals/${pending!.trackingId}/decision`, {

@@ -63,11 +63,12 @@ test('GET /api/approvals lists pending approvals from run memos, with filters', 
   );
   const [deploy] = await stack.waitForPending(opsRun);
 
-  const pending = await stack.http('GET', '/api/approvals', { token: tokens.alice });
-  assert.equal(pending.status, 200);
-  const ids = pending.body.approvals.map((a: { trackingId: string }) => a.trackingId);
-  assert.ok(ids.includes(trackingId) && ids.includes(deploy!.trackingId));
-  assert.ok(pending.body.approvals.every((a: { status: string }) => a.status === 'pending'));
+  const trackingIds = (body: { approvals: { trackingId: string }[] }) =>
+    body.approvals.map((a) => a.trackingId);
+  const pending = await stack.listUntil('/api/approvals', tokens.alice, (body) =>
+    [trackingId, deploy!.trackingId].every((id) => trackingIds(body).includes(id)),
+  );
+  assert.ok(pending.approvals.every((a: { status: string }) => a.status === 'pending'));
 
   const byTool = await stack.http('GET', '/api/approvals?status=pending&tool=deploy', {
     token: tokens.alice,
@@ -101,7 +102,7 @@ test('GET /api/approvals lists pending approvals from run memos, with filters', 
   assert.ok(pages >= 2, `${pages} page(s)`);
   assert.ok(paged.includes(trackingId) && paged.includes(deploy!.trackingId));
   assert.equal(new Set(paged).size, paged.length);
-  assert.deepEqual(new Set(paged), new Set(ids));
+  assert.deepEqual(new Set(paged), new Set(trackingIds(pending)));
 
   for (const token of ['not+base64', 'x'.repeat(5000)]) {
     const refused = await stack.http('GET', `/api/approvals?pageToken=${encodeURIComponent(token)}`, {
@@ -346,11 +347,12 @@ test('decided and all lists, and the outcome poll route (200 known, 202 not yet)
   assert.equal(done.status, 200);
   await stack.result(runId);
 
-  const decided = await stack.http('GET', '/api/approvals?status=decided', { token: tokens.alice });
-  assert.equal(decided.status, 200);
-  const mine = decided.body.approvals.find((a: { trackingId: string }) => a.trackingId === trackingId);
+  const decided = await stack.listUntil('/api/approvals?status=decided', tokens.alice, (body) =>
+    body.approvals.some((a: { trackingId: string }) => a.trackingId === trackingId),
+  );
+  const mine = decided.approvals.find((a: { trackingId: string }) => a.trackingId === trackingId);
   assert.equal(mine.status, 'approved');
-  assert.ok(decided.body.approvals.every((a: { status: string }) => a.status !== 'pending'));
+  assert.ok(decided.approvals.every((a: { status: string }) => a.status !== 'pending'));
   const all = await stack.http('GET', '/api/approvals?status=all&agent=bank', { token: tokens.alice });
   assert.ok(all.body.approvals.some((a: { trackingId: string }) => a.trackingId === trackingId));
 

@@ -260,6 +260,11 @@ test('the global stream carries every run, and resumes from a Last-Event-ID', as
 async function quietRunStaysUncached(input: string, lastEventId?: (runId: string) => string) {
   const runId = await startRun('bank', input, transfer, say('Sent.'));
   const [pending] = await stack.waitForPending(runId);
+  // Quiet in the list too: a listing that catches up after the feed starts may be news from just
+  // before it, which the feed reads.
+  await stack.listUntil('/api/approvals', tokens.alice, (body) =>
+    body.approvals.some((a: { trackingId: string }) => a.trackingId === pending!.trackingId),
+  );
   // Nothing of this file's runs left in flight: only a read could load a run into the new cache.
   await settled();
   await stack.stopWorker();
@@ -281,7 +286,6 @@ async function quietRunStaysUncached(input: string, lastEventId?: (runId: string
     const seen = await stream.until(ofRun(runId, 'run.finished'));
     const mine = seen.filter((m) => (m.data as RunEvent).runId === runId).map((m) => m.event);
     assert.ok(mine.includes('approval.decided'), mine.join(', '));
-    assert.ok(!mine.includes('run.started') && !mine.includes('approval.requested'), mine.join(', '));
   });
 }
 
@@ -382,11 +386,14 @@ test('the feed stops polling once its last subscriber has gone', async () => {
   await feedStopped();
 });
 
-test('a subscriber joining an open feed gets what happens from then on, as the first one does', async () => {
+test('a subscriber joining an open feed is told what it found just before, then what happens, as the first one is', async () => {
   await withStream('/api/events', undefined, async (first) => {
     const runId = await startRun('bank', 'events: second subscriber', transfer, say('Sent.'));
     const requested = await first.until(ofRun(runId, 'approval.requested'));
     await withStream('/api/events', undefined, async (second) => {
+      // Found before it subscribed, and perhaps not in the list it reads next: told again.
+      const replayed = await second.until(ofRun(runId, 'approval.requested'));
+      assert.equal(replayed.at(-1)!.id, requested.at(-1)!.id);
       await approved((requested.at(-1)!.data as RunEvent).trackingId!);
       const finished = ofRun(runId, 'run.finished');
       const [toFirst, toSecond] = await Promise.all([first.until(finished), second.until(finished)]);
@@ -394,7 +401,6 @@ test('a subscriber joining an open feed gets what happens from then on, as the f
         seen.filter((m) => (m.data as RunEvent).runId === runId).map((m) => `${m.id} ${m.event}`);
       assert.deepEqual(eventsOf(toSecond), eventsOf(toFirst));
       assert.ok(eventsOf(toSecond).some((e) => e.endsWith('approval.decided')));
-      assert.ok(!eventsOf(toSecond).some((e) => e.endsWith('approval.requested')));
     });
   });
 });

@@ -108,9 +108,12 @@ test('GET /api/runs lists runs, filtered by agent and status', async () => {
     say('Deployed.'),
   );
   await stack.waitForPending(opsRun);
-  const all = await stack.http('GET', '/api/runs', { token: tokens.alice });
-  assert.equal(all.status, 200);
-  const mine = all.body.runs.find((r: { runId: string }) => r.runId === opsRun);
+  type Listed = {
+    runs: { runId: string; agent: string; status: string; pending: number; startedAt: string }[];
+  };
+  const waitingNow = (body: Listed) => body.runs.some((r) => r.runId === opsRun && r.status === 'waiting');
+  const all = await stack.listUntil<Listed>('/api/runs', tokens.alice, waitingNow);
+  const mine = all.runs.find((r) => r.runId === opsRun)!;
   assert.deepEqual(
     { agent: mine.agent, status: mine.status, pending: mine.pending },
     { agent: 'ops', status: 'waiting', pending: 1 },
@@ -150,6 +153,10 @@ test('GET /api/runs filters by status exactly and pages: limit, pageToken, nextP
     waiting.push(runId);
   }
 
+  // Once the list shows the last waiting run, the newest completed run is the one this test finished.
+  await stack.listUntil('/api/runs?status=waiting&agent=bank', tokens.alice, (body) =>
+    waiting.every((runId) => body.runs.some((r: { runId: string }) => r.runId === runId)),
+  );
   const first = await stack.http('GET', '/api/runs?status=completed&limit=1', { token: tokens.alice });
   assert.equal(first.status, 200);
   assert.deepEqual(
@@ -205,8 +212,9 @@ test('POST /api/runs/:runId/cancel settles pending approvals as cancelled and en
 
   const again = await stack.http('POST', `/api/runs/${runId}/cancel`, { token: tokens.alice });
   assert.equal(again.status, 409);
-  const listed = await stack.http('GET', '/api/runs?status=cancelled', { token: tokens.alice });
-  assert.ok(listed.body.runs.some((r: { runId: string }) => r.runId === runId));
+  await stack.listUntil('/api/runs?status=cancelled', tokens.alice, (body) =>
+    body.runs.some((r: { runId: string }) => r.runId === runId),
+  );
 });
 
 test('unknown runs are 404s', async () => {

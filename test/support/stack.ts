@@ -14,6 +14,8 @@ import { stateQuery } from '../../workflows/definitions.js';
 import { FakeModel, type ScriptStep } from './fake-model.js';
 import { apiTestAgents, testApprovers } from './api-agents.js';
 import { getTestTemporal } from './temporal-server.js';
+import { holdListAnswers, visibilityLagMs } from './visibility-lag.js';
+import { waitFor } from './wait-for.js';
 import { startTestWorker } from './worker.js';
 
 export interface HttpAnswer<T = unknown> {
@@ -42,6 +44,12 @@ export interface Stack {
     path: string,
     options?: { token?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<HttpAnswer<T>>;
+  /**
+   * GETs a list route until `shows` holds for its body: lists read Temporal's visibility store,
+   * which catches up with a write a little after it (a second or more on a real cluster).
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each test asserts the shape it reads
+  listUntil<T = any>(route: string, token: string, shows: (body: T) => boolean): Promise<T>;
   /** Scripts the fake model for this input and starts a run through the API. */
   startRun(agent: string, input: string, token: string, ...script: ScriptStep[]): Promise<string>;
   state(runId: string): Promise<RunState>;
@@ -88,7 +96,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     apiCallCounts.set(method, (apiCallCounts.get(method) ?? 0) + 1);
     return new InterceptingCall(next(call));
   };
-  const apiConnection = await Connection.connect({ address: temporal.address, interceptors: [countCalls] });
+  const lag = visibilityLagMs();
+  const apiConnection = await Connection.connect({
+    address: temporal.address,
+    interceptors: [countCalls, ...(lag > 0 ? [holdListAnswers(lag)] : [])],
+  });
 
   // Listen first, so the API and the notifier's links know the real URL.
   const server = createServer();
@@ -175,6 +187,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       }
       return { status: response.status, headers: response.headers, body: body as never, text };
     },
+    listUntil: (route, token, shows) =>
+      waitFor(async () => {
+        const answer = await stack.http('GET', route, { token });
+        if (answer.status !== 200) throw new Error(`GET ${route} answered ${answer.status}: ${answer.text}`);
+        return shows(answer.body) ? answer.body : undefined;
+      }, `GET ${route} to show what the test wrote`),
     async startRun(agent, input, token, ...script) {
       fake.script(input, ...script);
       const answer = await stack.http<{ runId: string }>('POST', '/api/runs', {

@@ -4,6 +4,7 @@ import {
   type CreateTestTemporalOptions,
   type TestTemporal as Library,
 } from '../../testing/index.js';
+import { laggingVisibilityConfig } from './visibility-lag.js';
 import { installTestRuntime } from './worker.js';
 
 /** The library's test environment; `stop` is its `teardown`. */
@@ -21,7 +22,8 @@ export interface TestTemporalOptions {
  * TEMPORAL_NAMESPACE) when set, so the suite can run against a cluster of its own; otherwise
  * `temporal server start-dev` of its own, in memory, on free ports, with the server's default
  * limits (or the time-skipping test server). The binaries are found as `npm start` finds them
- * (TEMPORAL_CLI_PATH, .venv, PATH), and TEMPORAL_TEST_LOG_DIR keeps each dev server's log.
+ * (TEMPORAL_CLI_PATH, .venv, PATH), and TEMPORAL_TEST_LOG_DIR keeps each dev server's log. With
+ * COUNTERSIGN_TEST_VISIBILITY_LAG_MS set, the dev server's list queries lag behind its writes.
  * `stop` is `teardown`.
  */
 export async function getTestTemporal(options: TestTemporalOptions = {}): Promise<TestTemporal> {
@@ -34,6 +36,9 @@ export async function getTestTemporal(options: TestTemporalOptions = {}): Promis
       ? { address: external, namespace: process.env.TEMPORAL_NAMESPACE || 'default' }
       : {
           ...options,
+          ...(options.timeSkipping
+            ? {}
+            : { dynamicConfig: { ...laggingVisibilityConfig(), ...options.dynamicConfig } }),
           env: process.env,
           // A failing test's server log, when asked for: one file a server.
           ...(logDir && !options.timeSkipping

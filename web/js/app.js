@@ -45,8 +45,11 @@ const ROUTES = [
 
 // Views load asynchronously: only the latest navigation may put its view on the page.
 let routeSeq = 0;
+// Events that came while a view loaded (null when none loads): its read may predate them.
+let arrivedWhileLoading = null;
 async function route() {
   const seq = ++routeSeq;
+  arrivedWhileLoading = [];
   const hash = window.location.hash;
   const [pattern, view] = ROUTES.find(([p]) => p.test(hash));
   for (const link of document.querySelectorAll('[data-nav]')) {
@@ -66,8 +69,12 @@ async function route() {
     current = next;
     main.replaceChildren(current.element);
     main.focus({ preventScroll: true });
+    const missed = arrivedWhileLoading.find((event) => current.wants?.(event));
+    arrivedWhileLoading = null;
+    if (missed) reloadFor(missed);
   } catch (err) {
     if (seq !== routeSeq) return;
+    arrivedWhileLoading = null;
     current = null;
     if (err instanceof ApiError && err.status === 401) return showTokenForm('That token was not accepted.');
     main.replaceChildren(
@@ -82,8 +89,15 @@ let reloadTimer = null;
 function onEvent({ data }) {
   if (!data || typeof data !== 'object' || !data.type) return;
   ctx.pending.apply(data).catch((err) => ctx.toast(err.message));
-  if (!current?.wants?.(data) || reloadTimer) return;
-  const view = current;
+  arrivedWhileLoading?.push(data);
+  reloadFor(data);
+}
+
+let reloading = null;
+function reloadFor(data) {
+  if (!current?.wants?.(data) || (reloadTimer && reloading === current)) return;
+  clearTimeout(reloadTimer);
+  const view = (reloading = current);
   reloadTimer = setTimeout(() => {
     reloadTimer = null;
     if (view === current) view.reload().catch((err) => ctx.toast(err.message));
@@ -99,8 +113,12 @@ function startStream() {
     onState: (state) => {
       live.textContent = state;
       live.dataset.state = state;
-      // Events missed while away are in the list: read it again on every (re)connection.
-      if (state === 'live') ctx.pending.load().catch(() => undefined);
+      // The stream is subscribed before it answers: what the view and the list read from now on
+      // plus what the stream brings is everything. Read both again on every (re)connection.
+      if (state === 'live') {
+        ctx.pending.load().catch(() => undefined);
+        current?.reload?.().catch(() => undefined);
+      }
     },
   });
 }

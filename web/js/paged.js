@@ -13,6 +13,9 @@ export function pagedList(fetchPage, { label, onChange, onError }) {
   let items = [];
   let pages = 0;
   let next = '';
+  // Each reload starts a generation; a page read for an older one (a filter changed meanwhile, or
+  // a live update overtook it) is dropped, never shown over a newer read.
+  let generation = 0;
   const button = h('button', { type: 'button', hidden: true, onclick: () => more() }, label);
 
   const settle = (token) => {
@@ -21,9 +24,11 @@ export function pagedList(fetchPage, { label, onChange, onError }) {
     onChange(items);
   };
   async function more() {
+    const mine = generation;
     button.disabled = true;
     try {
       const page = await fetchPage(next);
+      if (mine !== generation) return;
       items = [...items, ...page.items];
       pages++;
       settle(page.nextPageToken);
@@ -36,10 +41,12 @@ export function pagedList(fetchPage, { label, onChange, onError }) {
   const list = {
     button,
     async reload() {
+      const mine = ++generation;
       const read = [];
       let token = '';
       for (let i = 0; i < Math.max(pages, 1); i++) {
         const page = await fetchPage(token);
+        if (mine !== generation) return;
         read.push(...page.items);
         token = page.nextPageToken ?? '';
         if (!token) break;

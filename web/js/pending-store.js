@@ -8,7 +8,9 @@ import { pageQuery } from './paged.js';
  */
 export function pendingStore(onChange) {
   const items = new Map();
+  // What events said, which a list trailing the runs must not undo: still pending, or no longer.
   const live = new Set();
+  const gone = new Set();
 
   async function refreshOne(trackingId) {
     try {
@@ -18,10 +20,12 @@ export function pendingStore(onChange) {
         live.add(trackingId);
       } else {
         items.delete(trackingId);
+        gone.add(trackingId);
       }
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 404)) throw err;
       items.delete(trackingId);
+      gone.add(trackingId);
     }
   }
 
@@ -39,12 +43,17 @@ export function pendingStore(onChange) {
       const listed = new Set(approvals.map((a) => a.trackingId));
       // Keep what events added that the list does not show yet.
       for (const id of items.keys()) if (!listed.has(id) && !live.has(id)) items.delete(id);
-      for (const a of approvals) if (!live.has(a.trackingId)) items.set(a.trackingId, a);
+      for (const a of approvals)
+        if (!live.has(a.trackingId) && !gone.has(a.trackingId)) items.set(a.trackingId, a);
       onChange();
     },
     async apply(event) {
       if (event.type === 'run.finished') {
-        for (const [id, a] of items) if (a.runId === event.runId) items.delete(id);
+        for (const [id, a] of items)
+          if (a.runId === event.runId) {
+            items.delete(id);
+            gone.add(id);
+          }
       } else if (event.trackingId && event.type.startsWith('approval.')) {
         await refreshOne(event.trackingId);
       } else {
