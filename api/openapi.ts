@@ -214,7 +214,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
         'The run has ended, or is already paused.',
       ),
       '/api/runs/{runId}/resume': runControl(
-        'Resume a paused run; `message` reaches the model as a user message before its next step.',
+        'Resume a paused run; `message` reaches the model as a user message before its next model call (a call already decided or automatic runs first). A run paused at its final answer answers again with the message, or finishes without one.',
         'Resume requested.',
         'The run has ended, or is not paused.',
       ),

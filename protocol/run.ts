@@ -115,7 +115,7 @@ export type CancelRequest = z.infer<typeof CancelRequest>;
 /**
  * Who pauses or resumes a run, through which channel, and why: the payload of the workflow's
  * `pause` and `resume` signals. A resume's message reaches the model as a user message before its
- * next step ("use the staging database").
+ * next model call ("use the staging database").
  *
  * @example
  * ```ts

@@ -1,4 +1,11 @@
-import { ActivityFailure, condition, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  condition,
+  isCancellation,
+  patched,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type {
   CancelRequest,
   Channel,
@@ -33,6 +40,12 @@ import type { RunContext } from './run-context.js';
 import { runCall } from './run-call.js';
 import { RunLog } from './run-log.js';
 import { Visibility } from './visibility.js';
+
+/**
+ * A run paused as the model gave its final answer waits for the resume before it finishes, so a
+ * correction given then is read by the model; runs recorded before finished at once.
+ */
+export const PAUSE_BEFORE_FINISH_PATCH = 'countersign-pause-before-finish';
 
 /**
  * One agent run: ask the model, put each proposed call through the agent's policy and, where a human
@@ -163,7 +176,15 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
         ...(reply.toolCalls.length > 0 ? { tool_calls: reply.toolCalls } : {}),
       };
       transcript.push(assistant);
-      if (reply.toolCalls.length === 0) return finish({ status: 'completed', output: reply.content ?? '' });
+      if (reply.toolCalls.length === 0) {
+        const paused = ctx.paused();
+        if (paused && patched(PAUSE_BEFORE_FINISH_PATCH)) {
+          await paused;
+          // Resumed with a correction: the model answers again, having read it.
+          if (corrections.length > 0) continue;
+        }
+        return finish({ status: 'completed', output: reply.content ?? '' });
+      }
       const { messages, addedCalls: humanCalls } = await runTurn(ctx, reply.toolCalls);
       if (humanCalls.length > 0) assistant.tool_calls = [...reply.toolCalls, ...humanCalls];
       for (const message of messages)

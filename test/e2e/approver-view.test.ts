@@ -1,7 +1,7 @@
 // What an approver sees and types in the inbox, in Chromium at 1280×900: the decision controls in
 // the first screenful beside the arguments, the rule that asked, the edited call everywhere after
 // an edit, invalid values shown as invalid, plan steps as readable multi-line text, direction
-// controls marked, and a cancel recorded with its channel.
+// controls marked, a cancel recorded with its channel, and a run paused and resumed with a correction.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -371,4 +371,70 @@ test('a cancel from the inbox is recorded with channel inbox', async () => {
   assert.ok(entry, 'no run.cancelled in the audit trail');
   assert.equal(entry.actor, 'alice');
   assert.equal(entry.channel, 'inbox');
+});
+
+test('Pause and Resume in the run view: who paused and why shows, and the correction reaches the model', async () => {
+  const input = 'approver view: pause and resume';
+  const conversation = stack.fake.script(
+    input,
+    calls(call('pay', { supplier: 'acme', amount: 4000 })),
+    say('Paid.'),
+  );
+  const started = await stack.http('POST', '/api/runs', {
+    token: tokens.victor,
+    body: { agent: 'payments', input },
+  });
+  assert.equal(started.status, 201, started.text);
+  const runId: string = started.body.runId;
+  const [pending] = await stack.waitForPending(runId);
+  await page.goto(`${stack.url}/#/runs/${encodeURIComponent(runId)}`);
+  await page.getByRole('heading', { name: 'Waiting for', exact: true }).waitFor();
+
+  await page.getByLabel('Why pause (optional)').fill('is acme the right supplier?');
+  const paused = page.waitForResponse((r) =>
+    r.url().endsWith(`/api/runs/${encodeURIComponent(runId)}/pause`),
+  );
+  await page.getByRole('button', { name: 'Pause run' }).click();
+  assert.equal((await paused).status(), 202);
+  await page.locator('h1 .chip', { hasText: 'paused' }).waitFor();
+  await page
+    .locator('.paused-by', { hasText: 'Paused by alice via inbox' })
+    .getByText(/is acme the right supplier\?/)
+    .waitFor();
+  // Paused, the Pause control is gone and Cancel stays.
+  assert.equal(await page.getByRole('button', { name: 'Pause run' }).count(), 0);
+  assert.equal(await page.getByRole('button', { name: 'Cancel run' }).count(), 1);
+
+  // Decided while paused: the call waits for the resume.
+  const approved = await stack.http('POST', `/api/approvals/${pending!.trackingId}/decision`, {
+    token: tokens.alice,
+    body: { type: 'approve' },
+  });
+  assert.equal(approved.status, 200, approved.text);
+  assert.equal(ran.filter((r) => r.runId === runId).length, 0, 'nothing runs while paused');
+
+  await page.getByLabel(/Correction for the agent/).fill('Tell the requester the payment went to acme.');
+  const resumed = page.waitForResponse((r) =>
+    r.url().endsWith(`/api/runs/${encodeURIComponent(runId)}/resume`),
+  );
+  await page.getByRole('button', { name: 'Resume run' }).click();
+  assert.equal((await resumed).status(), 202);
+  assert.equal((await stack.result(runId)).status, 'completed');
+  assert.deepEqual(
+    ran.filter((r) => r.runId === runId).map((r) => r.args),
+    [{ supplier: 'acme', amount: 4000 }],
+  );
+  // The correction is the user's word in the model's next request, after the tool's answer.
+  const last = conversation.requests.at(-1)!.messages.at(-1)!;
+  assert.deepEqual([last.role, last.content], ['user', 'Tell the requester the payment went to acme.']);
+  const detail = (await stack.http('GET', `/api/runs/${runId}`, { token: tokens.alice })).body;
+  assert.deepEqual(
+    detail.audit
+      .filter((e: { type: string }) => e.type === 'run.paused' || e.type === 'run.resumed')
+      .map((e: { type: string; actor: string; channel: string }) => [e.type, e.actor, e.channel]),
+    [
+      ['run.paused', 'alice', 'inbox'],
+      ['run.resumed', 'alice', 'inbox'],
+    ],
+  );
 });

@@ -1,7 +1,9 @@
+/* global document */
 import { api } from '../api.js';
 import { append, clear, h, setText, statusChip, when } from '../dom.js';
 import { pagedList, pageQuery } from '../paged.js';
 import { auditView } from './audit.js';
+import { runControls } from './run-controls.js';
 import { transcriptView } from './transcript.js';
 
 /** Runs a page: a screenful or two. */
@@ -133,13 +135,14 @@ export async function runView(ctx, runId) {
   // An event that changed nothing here (a replay after a reconnection, another run's news) leaves
   // the page as it is: no flicker, and a button about to be clicked stays where it is.
   let shown = '';
+  const controls = runControls(ctx, runId, () => load());
   async function load() {
     const { data: run } = await api(`api/runs/${encodeURIComponent(runId)}`);
     const key = JSON.stringify(run);
     if (key === shown) return;
     shown = key;
-    const live = run.status === 'running' || run.status === 'waiting';
-    const status = h('p', { class: 'form-status', role: 'alert' });
+    // A field being typed in keeps its focus across the render (the controls are placed again).
+    const focused = root.contains(document.activeElement) ? document.activeElement : null;
     append(clear(root), [
       h('h1', {}, 'Run ', h('code', {}, run.runId), ' ', statusChip(run.status)),
       h('dl', { class: 'facts' }, [
@@ -169,38 +172,13 @@ export async function runView(ctx, runId) {
             ),
           ]
         : null,
-      live
-        ? h(
-            'div',
-            { class: 'row' },
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'danger',
-                onclick: async () => {
-                  try {
-                    // The audit trail records who cancelled and through which channel.
-                    await api(`api/runs/${encodeURIComponent(runId)}/cancel`, {
-                      method: 'POST',
-                      headers: { 'x-countersign-channel': 'inbox' },
-                    });
-                    ctx.toast('Cancelling the run');
-                  } catch (err) {
-                    setText(status, err.message);
-                  }
-                },
-              },
-              'Cancel run',
-            ),
-          )
-        : null,
-      status,
+      controls(run),
       h('h2', {}, 'Conversation'),
       transcriptView(run.transcript, { approvals: run.approvals }),
       h('h2', {}, 'Audit trail'),
       auditView(run.audit),
     ]);
+    if (focused?.isConnected) focused.focus();
   }
   await load();
   return { element: root, wants: (event) => event.runId === runId, reload: load };

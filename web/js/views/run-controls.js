@@ -1,0 +1,95 @@
+import { api } from '../api.js';
+import { h, setText, when } from '../dom.js';
+
+/**
+ * Pause, resume and cancel for one run. The fields and buttons are made once and placed again on
+ * each render of the run view, so a correction being typed survives the run's news, and a button
+ * about to be clicked is never swapped for a copy.
+ */
+export function runControls(ctx, runId, reload) {
+  const path = (action) => `api/runs/${encodeURIComponent(runId)}/${action}`;
+  const status = h('p', { class: 'form-status', role: 'alert' });
+  const send = async (action, body, done) => {
+    try {
+      // The audit trail records who did it, and through which channel.
+      await api(path(action), { method: 'POST', body, headers: { 'x-countersign-channel': 'inbox' } });
+      setText(status, '');
+      ctx.toast(done);
+      await reload();
+    } catch (err) {
+      setText(status, err.message);
+    }
+  };
+  const optional = (field) => (field.value.trim() ? { message: field.value.trim() } : {});
+
+  const reason = h('input', { id: 'pause-message', name: 'message', maxlength: 2000, autocomplete: 'off' });
+  const correction = h('textarea', { id: 'resume-message', name: 'message', rows: 2, maxlength: 2000 });
+  const pause = h(
+    'button',
+    {
+      type: 'button',
+      onclick: () =>
+        send('pause', optional(reason), 'Pausing the run').then(() => {
+          if (!status.textContent) reason.value = '';
+        }),
+    },
+    'Pause run',
+  );
+  const resume = h(
+    'button',
+    {
+      type: 'button',
+      class: 'primary',
+      onclick: () =>
+        send('resume', optional(correction), 'Resuming the run').then(() => {
+          if (!status.textContent) correction.value = '';
+        }),
+    },
+    'Resume run',
+  );
+  const cancel = h(
+    'button',
+    { type: 'button', class: 'danger', onclick: () => send('cancel', undefined, 'Cancelling the run') },
+    'Cancel run',
+  );
+  const pauseForm = h(
+    'div',
+    { class: 'panel run-control', role: 'group', 'aria-label': 'Pause the run' },
+    h('label', { for: 'pause-message' }, 'Why pause (optional)'),
+    reason,
+    h('div', { class: 'row' }, pause, cancel),
+  );
+  const resumeForm = h(
+    'div',
+    { class: 'panel run-control', role: 'group', 'aria-label': 'Resume the run' },
+    h('p', { class: 'paused-by' }),
+    h(
+      'label',
+      { for: 'resume-message' },
+      'Correction for the agent (optional): it reads this before its next step',
+    ),
+    correction,
+    h('div', { class: 'row' }, resume, cancel),
+  );
+
+  /** The controls for the run as it is now; none once it has ended. */
+  return (run) => {
+    if (run.status === 'paused') {
+      const paused = run.audit.findLast((e) => e.type === 'run.paused');
+      setText(
+        resumeForm.querySelector('.paused-by'),
+        paused
+          ? `Paused by ${paused.actor ?? 'unknown'} via ${paused.channel ?? 'unknown'}, ${when(paused.at)}${paused.message ? `: “${paused.message}”` : ''}. Approvals stay decidable; a decided call runs after the resume.`
+          : 'Paused.',
+      );
+      // The cancel button lives in whichever form shows.
+      resumeForm.querySelector('.row').append(cancel);
+      return [resumeForm, status];
+    }
+    if (run.status === 'running' || run.status === 'waiting') {
+      pauseForm.querySelector('.row').append(cancel);
+      return [pauseForm, status];
+    }
+    return null;
+  };
+}
