@@ -138,11 +138,17 @@ export function buildProgram(): Command {
       );
       print(json ? JSON.stringify(body, null, 2) : `${terminalText(body.runId)}: cancelling`);
     });
-  for (const [action, does] of [
-    ['pause', 'pause a run before its next step (a running tool finishes); its approvals stay decidable'],
-    ['resume', 'resume a paused run; --message reaches the model before its next step'],
-  ] as const) {
-    runs
+  // `countersign pause` as well as `countersign runs pause`: beside approve and reject, where an
+  // operator watching a run reaches for it.
+  for (const [parent, action, does] of [runs, program].flatMap((parent) =>
+    (
+      [
+        ['pause', 'pause a run before its next step (a running tool finishes); its approvals stay decidable'],
+        ['resume', 'resume a paused run; --message reaches the model before its next model call'],
+      ] as const
+    ).map(([action, does]) => [parent, action, does] as const),
+  )) {
+    parent
       .command(action)
       .description(does)
       .argument('<runId>')

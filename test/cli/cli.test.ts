@@ -210,10 +210,7 @@ test('runs pause and resume: the run says paused, its approval stays decidable, 
   // Approved while paused: the transfer waits for the resume.
   await ok(['approve', trackingId]);
   assert.equal((await cs.run(runId)).status, 'paused');
-  assert.equal(
-    (await ok(['runs', 'resume', runId, '--message', 'Payee checked.'])).trim(),
-    `${runId}: resuming`,
-  );
+  assert.equal((await ok(['resume', runId, '--message', 'Payee checked.'])).trim(), `${runId}: resuming`);
   assert.equal((await cs.finished(runId)).status, 'completed');
   const shown = await ok(['runs', 'show', runId]);
   assert.match(shown, /run\.paused by admin via cli/);
