@@ -212,7 +212,9 @@ export class RunEventFeed {
         return history.closed;
       };
       if (history.length === run.knownLength) return quiet();
-      const news = await changed(info.runId, run.knownLength, from);
+      // A shorter history is the next execution of a run that continued as new: news.
+      const continued = run.knownLength !== undefined && history.length < run.knownLength;
+      const news = continued || (await changed(info.runId, run.knownLength, from));
       if (news === undefined) return unreadable();
       if (!news) return quiet();
       const read = await readUnseen(info, run.cursor, history.closed, from);

@@ -66,7 +66,7 @@ export async function* historyChanges(
   signal: AbortSignal,
 ): AsyncGenerator<{ closed: boolean }> {
   let nextPageToken: Uint8Array | undefined;
-  const progress = new Progress();
+  let progress = new Progress();
   /** When the log was last seen to change, while it has not been read since. */
   let unreadSince: number | undefined;
   while (!signal.aborted) {
@@ -95,6 +95,14 @@ export async function* historyChanges(
       continue;
     }
     const events = page.history?.events ?? [];
+    // The run continued as new: its log goes on in the next execution, followed from its start.
+    if (events.at(-1)?.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW) {
+      nextPageToken = undefined;
+      progress = new Progress();
+      unreadSince = undefined;
+      yield { closed: false };
+      continue;
+    }
     for (const event of events) {
       progress.see(event);
       if (event.eventType === E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) unreadSince ??= Date.now();

@@ -22,7 +22,8 @@ const RUNNING = proto.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXE
 const SAFE_VALUE = /^[A-Za-z0-9_.:@-]{1,200}$/;
 
 export function listQuery(filters: Record<string, string | undefined>): string {
-  const clauses = [`WorkflowType = '${WORKFLOW_TYPE}'`];
+  // A run that continued as new is listed once, as its latest execution.
+  const clauses = [`WorkflowType = '${WORKFLOW_TYPE}'`, `ExecutionStatus != 'ContinuedAsNew'`];
   for (const [attribute, value] of Object.entries(filters)) {
     if (value === undefined) continue;
     if (!SAFE_VALUE.test(value))

@@ -28,6 +28,7 @@ export const RunEventType = z.enum([
   'tool.denied',
   'run.paused',
   'run.resumed',
+  'run.continued',
   'run.cancelled',
   'run.finished',
 ]);

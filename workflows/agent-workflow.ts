@@ -1,7 +1,9 @@
 import {
   ActivityFailure,
   condition,
+  continueAsNew,
   isCancellation,
+  log as workflowLog,
   patched,
   setHandler,
   workflowInfo,
@@ -40,6 +42,7 @@ import type { RunContext } from './run-context.js';
 import { runCall } from './run-call.js';
 import { RunLog } from './run-log.js';
 import { Visibility } from './visibility.js';
+import type { Continuation } from './continuation.js';
 
 /**
  * A run paused as the model gave its final answer waits for the resume before it finishes, so a
@@ -48,9 +51,17 @@ import { Visibility } from './visibility.js';
 export const PAUSE_BEFORE_FINISH_PATCH = 'countersign-pause-before-finish';
 
 /**
+ * The most state a run hands on when it continues as new: the next run's input is one payload, which
+ * the server refuses over 2 MB. A run with more goes on in its execution (and warns).
+ */
+const MAX_CARRIED_BYTES = 1_500_000;
+
+/**
  * One agent run: ask the model, put each proposed call through the agent's policy and, where a human
  * must decide, through the approval gate; answer every call with a tool message; repeat until the
- * model gives a final answer, the run is cancelled, or the turn limit is reached.
+ * model gives a final answer, the run is cancelled, or the turn limit is reached. When the server
+ * suggests it (a history of thousands of events or megabytes), the run continues as new at the next
+ * turn boundary with no approval pending, handing its state on (`continued`; callers never pass it).
  *
  * @example
  * ```ts
@@ -63,25 +74,25 @@ export const PAUSE_BEFORE_FINISH_PATCH = 'countersign-pause-before-finish';
  * if (output.status !== 'completed') throw new Error(`the agent run ended ${output.status}`);
  * ```
  */
-export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
+export async function agentWorkflow(input: RunInput, continued?: Continuation): Promise<RunOutput> {
   const runId = workflowInfo().workflowId;
   const agent = input.agent;
-  const startedAt = workflowInfo().startTime.toISOString();
-  const transcript: TranscriptMessage[] = [
+  const startedAt = continued?.startedAt ?? workflowInfo().startTime.toISOString();
+  const transcript: TranscriptMessage[] = continued?.transcript ?? [
     { role: 'system', content: agent.instructions },
     { role: 'user', content: input.input },
   ];
   const tools = new Map(agent.tools.map((tool) => [tool.name, tool]));
-  const log = new RunLog(runId);
+  const log = new RunLog(runId, continued?.events);
   const visibility = new Visibility(agent.name);
-  let status: RunStatus = 'running';
-  let turns = 0;
+  let status: RunStatus = continued?.pausedBy ? 'paused' : 'running';
+  let turns = continued?.turns ?? 0;
   let output: string | undefined;
-  let addedCalls = 0;
+  let addedCalls = continued?.addedCalls ?? 0;
 
   // Who paused the run, while it is paused; corrections from resumes wait for the next model call.
-  let pausedBy: RunControl | undefined;
-  const corrections: string[] = [];
+  let pausedBy: RunControl | undefined = continued?.pausedBy;
+  const corrections: string[] = [...(continued?.corrections ?? [])];
   const live = () => status === 'running' || status === 'waiting' || status === 'paused';
   const settleStatus = () => {
     if (live()) status = pausedBy ? 'paused' : book.pending().length > 0 ? 'waiting' : 'running';
@@ -155,11 +166,52 @@ export async function agentWorkflow(input: RunInput): Promise<RunOutput> {
     return { ...result, state: snapshot(), decisions: book.outcomesTaken() };
   };
 
-  log.add({ type: 'run.started', data: { agent: agent.name, requester: input.requester ?? null } });
+  if (continued) book.restore(continued.book);
+  else log.add({ type: 'run.started', data: { agent: agent.name, requester: input.requester ?? null } });
   publish();
+
+  /**
+   * Hands the run on to a new run of its chain, whose history starts afresh; false when its state
+   * is too large to travel as the next run's input, and the run goes on where it is.
+   */
+  let tooLargeToCarry = false;
+  const continueRun = async (): Promise<boolean> => {
+    const { historyLength, historySize } = workflowInfo();
+    const count = (continued?.continued ?? 0) + 1;
+    const carried: Continuation = {
+      continued: count,
+      startedAt,
+      turns,
+      transcript,
+      events: log.events,
+      book: book.carry(),
+      addedCalls,
+      ...(pausedBy ? { pausedBy } : {}),
+      corrections,
+    };
+    const bytes = new TextEncoder().encode(JSON.stringify(carried)).length;
+    if (bytes > MAX_CARRIED_BYTES) {
+      if (!tooLargeToCarry) {
+        tooLargeToCarry = true;
+        workflowLog.warn('the run state is too large to continue as new; it goes on in this execution', {
+          bytes,
+        });
+      }
+      return false;
+    }
+    // The carried log is the run's own: the entry goes with it.
+    log.add({
+      type: 'run.continued',
+      data: { continuation: count, historyLength, historySize, turn: turns },
+    });
+    await continueAsNew<typeof agentWorkflow>(input, carried);
+    return true;
+  };
   const modelTools = toModelTools(agent.askHuman ? [...agent.tools, ASK_HUMAN_SPEC] : agent.tools);
   try {
     while (turns < agent.maxTurns) {
+      // At a turn boundary nothing is pending: the whole state fits in the next run's input.
+      if (workflowInfo().continueAsNewSuggested && book.pending().length === 0) await continueRun();
       const paused = ctx.paused();
       if (paused) await paused;
       // A correction given on resume is what the model reads next, as the user's word.

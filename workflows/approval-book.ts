@@ -19,6 +19,7 @@ import type {
 } from '../protocol/index.js';
 import { diffJson } from './arg-diff.js';
 import type { ApprovalRecord, Describe } from './approval-record.js';
+import type { CarriedBook } from './continuation.js';
 import { checkDecision, type Accepted } from './check-decision.js';
 import type { RunLog } from './run-log.js';
 import { mergeRequirements, requirementsMet, summarize } from '../protocol/requirements.js';
@@ -78,6 +79,30 @@ export class ApprovalBook {
 
   get(trackingId: string): ApprovalView | null {
     return this.records.get(trackingId)?.view ?? null;
+  }
+
+  /** The book as the next run of the chain takes it over; only with no approval pending. */
+  carry(): CarriedBook {
+    if (this.pending().length > 0) throw new Error('a run continues only with no approval pending');
+    return {
+      seq: this.seq,
+      approvals: [...this.records.values()].map(({ view, original, resultSchema, edited }) => ({
+        view,
+        original,
+        ...(resultSchema ? { resultSchema } : {}),
+        ...(edited ? { edited } : {}),
+      })),
+      outcomes: [...this.outcomes.values()],
+      usedNonces: [...this.usedNonces],
+    };
+  }
+
+  /** Takes over the book of the run this one continues. */
+  restore(carried: CarriedBook): void {
+    this.seq = carried.seq;
+    for (const record of carried.approvals) this.records.set(record.view.trackingId, record);
+    for (const outcome of carried.outcomes) this.outcomes.set(outcome.requestId, outcome);
+    for (const nonce of carried.usedNonces) this.usedNonces.add(nonce);
   }
 
   all(): ApprovalView[] {

@@ -7,9 +7,15 @@ type NewEvent = Omit<RunEvent, 'id' | 'runId' | 'at'>;
  * The audit trail is its approval entries; live streams resume from its ids.
  */
 export class RunLog {
-  readonly events: RunEvent[] = [];
+  readonly events: RunEvent[];
 
-  constructor(private readonly runId: string) {}
+  /** `events`: the log of the run this one continues, if it does; ids go on from there. */
+  constructor(
+    private readonly runId: string,
+    events: RunEvent[] = [],
+  ) {
+    this.events = [...events];
+  }
 
   add(event: NewEvent): RunEvent {
     // Workflow time: deterministic on replay.

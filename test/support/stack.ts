@@ -75,6 +75,8 @@ export interface StackOptions {
   smtpUrl?: string;
   webhookUrl?: string;
   decisionWaitMs?: number;
+  /** Lowers a server limit on a dev server of the stack's own (`limit.historyCount.suggestContinueAsNew`...). */
+  dynamicConfig?: Record<string, number>;
 }
 
 /**
@@ -86,7 +88,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const approvers = options.approvers ?? testApprovers;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'countersign-stack-'));
   const signingSecret = 'test-signing-secret-0123456789abcdef-0123456789';
-  const temporal = await getTestTemporal();
+  const { dynamicConfig } = options;
+  const temporal = await getTestTemporal(dynamicConfig ? { dynamicConfig } : {});
   const client = temporal.client;
   const fake = await FakeModel.start();
   // The API has a connection of its own, whose calls are counted by method.

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import proto from '@temporalio/proto';
+import { call, calls, say } from '../support/fake-model.js';
+import { bankAgent, executionsOf } from './fixtures/agents.js';
+import { startHarness, uniqueInput, type Harness } from './fixtures/harness.js';
+
+/**
+ * Lowered from the server's default of 4,096 events so a dozen turns reach it; the server then
+ * says, in each workflow task, that the run should continue as new.
+ */
+const SUGGEST_AT_EVENTS = 40;
+const TURNS = 12;
+
+const EventType = proto.temporal.api.enums.v1.EventType;
+
+describe('a long run continues as new when the server suggests it', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({
+      dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': SUGGEST_AT_EVENTS },
+    });
+  });
+  after(async () => {
+    await h.close();
+  });
+
+  /** Every execution of the run's chain, first to last, with its history's length. */
+  async function chain(
+    workflowId: string,
+  ): Promise<{ runId: string; events: number; continuedAsNew: boolean }[]> {
+    const { raw } = await h.client.workflow.getHandle(workflowId).describe();
+    const found: { runId: string; events: number; continuedAsNew: boolean }[] = [];
+    let runId: string | undefined = raw.workflowExecutionInfo?.firstRunId ?? undefined;
+    assert.ok(runId, 'the server names the first execution');
+    while (runId) {
+      const history: proto.temporal.api.history.v1.IHistory = await h.client.workflow
+        .getHandle(workflowId, runId)
+        .fetchHistory();
+      const last: proto.temporal.api.history.v1.IHistoryEvent | undefined = history.events?.at(-1);
+      const continuedAsNew = last?.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW;
+      found.push({ runId, events: history.events?.length ?? 0, continuedAsNew });
+      runId = continuedAsNew
+        ? (last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined)
+        : undefined;
+    }
+    return found;
+  }
+
+  it('carries transcript, approvals, outcomes and the event log; tracking ids and decisions keep working', async () => {
+    const input = uniqueInput('long run');
+    const script = Array.from({ length: TURNS }, (_, i) =>
+      i === 2
+        ? calls(call('transfer', { from: 'ops', to: 'acme', amount: 2000 }, `t${i}`))
+        : i === TURNS - 2
+          ? calls(call('transfer', { from: 'ops', to: 'zeta', amount: 3000 }, `t${i}`))
+          : calls(call('lookup_balance', { account: `A${i}` }, `t${i}`)),
+    );
+    h.fake.script(input, ...script, say('All balances read; two transfers made.'));
+    const runId = await h.start(bankAgent, input);
+
+    // The first transfer's approval, decided in the first execution.
+    const [first] = await h.waitForPending(runId, 1);
+    const approved = await h.decide(first!.trackingId, { type: 'approve' }, { requestId: 'first-approve' });
+    assert.equal(approved.status, 'approved');
+
+    // The second is asked for by a later execution of the chain.
+    const [second] = await h.waitForPending(runId, 1);
+    assert.notEqual(second!.trackingId, first!.trackingId);
+    const midway = await h.state(runId);
+    assert.ok(
+      midway.events.some((e) => e.type === 'run.continued'),
+      'the run continued before its second approval',
+    );
+
+    // What was decided before the continuation is still there, and answers as it did.
+    const again = await h.decide(first!.trackingId, { type: 'approve' }, { requestId: 'first-approve' });
+    assert.deepEqual(again, approved);
+    const late = await h.decide(first!.trackingId, { type: 'reject', message: 'too late' });
+    assert.deepEqual([late.accepted, late.status], [false, 'approved']);
+    assert.equal(midway.approvals.find((a) => a.trackingId === first!.trackingId)?.status, 'approved');
+
+    await h.decide(second!.trackingId, { type: 'approve' });
+    const outcome = await h.outcome(runId);
+    assert.equal(outcome.status, 'completed');
+    const final = await h.state(runId);
+    assert.equal(final.turns, TURNS + 1);
+    // The whole conversation: system, task, and an answer and a tool message each turn, then the answer.
+    assert.equal(final.transcript.length, 2 + TURNS * 2 + 1);
+    // One event log across the chain: ids in order, none twice, none missing.
+    assert.deepEqual(
+      final.events.map((e) => e.id),
+      final.events.map((_, i) => i + 1),
+    );
+    assert.equal(final.events.filter((e) => e.type === 'run.started').length, 1);
+    assert.equal(final.approvals.length, 2);
+    assert.deepEqual(
+      executionsOf(runId).map((e) => e.tool),
+      script.map((_, i) => (i === 2 || i === TURNS - 2 ? 'transfer' : 'lookup_balance')),
+      'every tool ran once, in order',
+    );
+
+    const executions = await chain(runId);
+    const continued = final.events.filter((e) => e.type === 'run.continued').length;
+    assert.equal(executions.length, continued + 1);
+    assert.ok(continued >= 2, `${continued} continuations`);
+    // Each execution continued within a turn of the suggestion, well short of the limits.
+    for (const execution of executions.slice(0, -1)) {
+      assert.ok(execution.continuedAsNew);
+      assert.ok(execution.events < SUGGEST_AT_EVENTS * 2, `${execution.events} events in ${execution.runId}`);
+    }
+    await h.saveHistory('continue-as-new', runId);
+  });
+});
