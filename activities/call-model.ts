@@ -1,7 +1,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
 import { whileHeartbeating } from './keep-alive.js';
-import type { ModelCallInput, ModelReply } from '../workflows/activity-types.js';
+import type { ModelCallInput, ModelInput, ModelReply } from '../workflows/activity-types.js';
+import { modelInputQuery } from '../workflows/definitions.js';
 
 /**
  * How a worker reaches the model: any OpenAI-compatible endpoint. Only activities read it, so the
@@ -35,6 +36,20 @@ function isPermanent(err: unknown): boolean {
   return err.status >= 400 && err.status < 500 && ![408, 409, 429].includes(err.status);
 }
 
+/** The conversation and tools, as the call carries them or, by reference, read from the run. */
+async function modelInput(input: ModelCallInput): Promise<ModelInput> {
+  if (!('transcript' in input)) return input;
+  const { workflowId, runId, length } = input.transcript;
+  const read = await Context.current()
+    .client.workflow.getHandle(workflowId, runId)
+    .query(modelInputQuery, length);
+  // The run answers with what it had when it asked; anything else is a bug worth a retry, not a guess.
+  if (read.messages.length !== length) {
+    throw new Error(`the run answered ${read.messages.length} messages for a call on ${length}`);
+  }
+  return read;
+}
+
 export function createCallModel(settings: ModelSettings) {
   const openai = new OpenAI({
     apiKey: settings.apiKey ?? 'countersign-no-key',
@@ -44,14 +59,15 @@ export function createCallModel(settings: ModelSettings) {
   });
 
   return async function callModel(input: ModelCallInput): Promise<ModelReply> {
+    const { messages, tools } = await modelInput(input);
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
       completion = await whileHeartbeating(() =>
         openai.chat.completions.create(
           {
             model: settings.name ?? input.model,
-            messages: input.messages,
-            ...(input.tools.length > 0 ? { tools: input.tools } : {}),
+            messages,
+            ...(tools.length > 0 ? { tools } : {}),
           },
           { signal: Context.current().cancellationSignal },
         ),

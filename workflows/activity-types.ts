@@ -14,11 +14,22 @@ export interface ModelTool {
   function: { name: string; description: string; parameters: JsonSchema };
 }
 
-export interface ModelCallInput {
-  model: string;
+/** What the model is sent: the conversation so far and the tools it may call. */
+export interface ModelInput {
   messages: TranscriptMessage[];
   tools: ModelTool[];
 }
+
+/**
+ * A model call names the run's transcript rather than carrying it: the activity reads the first
+ * `length` messages from the run itself (a query, which writes nothing to history), so a turn adds
+ * to the history only what is new in it, not the whole conversation again. Calls scheduled by
+ * earlier versions carry `messages` and `tools` themselves.
+ */
+export type ModelCallInput = { model: string } & (
+  | ModelInput
+  | { transcript: { workflowId: string; runId: string; length: number } }
+);
 
 /** The assistant message the model answered with. */
 export interface ModelReply {

@@ -30,6 +30,7 @@ import {
   decisionOutcomeQuery,
   decisionSignal,
   eventsQuery,
+  modelInputQuery,
   pauseSignal,
   resumeSignal,
   stateQuery,
@@ -208,6 +209,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     return true;
   };
   const modelTools = toModelTools(agent.askHuman ? [...agent.tools, ASK_HUMAN_SPEC] : agent.tools);
+  setHandler(modelInputQuery, (length) => ({ messages: transcript.slice(0, length), tools: modelTools }));
   try {
     while (turns < agent.maxTurns) {
       // At a turn boundary nothing is pending: the whole state fits in the next run's input.
@@ -217,7 +219,12 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
       // A correction given on resume is what the model reads next, as the user's word.
       for (const content of corrections.splice(0)) transcript.push({ role: 'user', content });
       turns++;
-      const reply = await callModel({ model: agent.model, messages: transcript, tools: modelTools });
+      // The activity reads the conversation from the run: each turn's history holds only its news.
+      const { workflowId, runId: execution } = workflowInfo();
+      const reply = await callModel({
+        model: agent.model,
+        transcript: { workflowId, runId: execution, length: transcript.length },
+      });
       log.add({
         type: 'model.responded',
         data: { turn: turns, toolCalls: reply.toolCalls.map((c) => c.function.name) },

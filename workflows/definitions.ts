@@ -8,6 +8,7 @@ import type {
   RunEvent,
   RunState,
 } from '../protocol/index.js';
+import type { ModelInput } from './activity-types.js';
 
 /**
  * A human's decision on one approval, routed by its tracking id. From a client, `sendDecision` sends
@@ -125,3 +126,9 @@ export const pauseSignal = defineSignal<[RunControl]>('pause');
  * ```
  */
 export const resumeSignal = defineSignal<[RunControl]>('resume');
+
+/**
+ * The run's model input, for its own model call activity: the first `length` messages of the
+ * transcript and the tools. Internal to Countersign's worker.
+ */
+export const modelInputQuery = defineQuery<ModelInput, [number]>('countersign.modelInput');
