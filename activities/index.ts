@@ -13,10 +13,11 @@ export function createActivities(options: {
   agents: AgentDefinition[];
   model: ModelSettings;
   notifier?: Notifier;
+  maxToolOutputBytes?: number;
 }): CountersignActivities {
   return {
     callModel: createCallModel(options.model),
     requestApproval: createRequestApproval(options.notifier),
-    runTool: createRunTool(options.agents),
+    runTool: createRunTool(options.agents, options.maxToolOutputBytes),
   };
 }

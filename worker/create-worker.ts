@@ -51,6 +51,12 @@ export interface CreateWorkerOptions {
   agents: AgentDefinition[];
   model: ModelSettings;
   notifier?: Notifier;
+  /**
+   * The largest tool output a run keeps, in bytes of JSON (default 1,500,000, under the 2 MB a
+   * Temporal cluster takes in one payload). A larger output fails the call, without another
+   * attempt, and the model is told its size. Lower it with the cluster's `limit.blobSize.error`.
+   */
+  maxToolOutputBytes?: number;
   /** A bundle made once with `bundleWorkflows()`, to skip bundling when a process starts several workers. */
   workflowBundle?: { code: string };
   identity?: string;
@@ -97,6 +103,7 @@ export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
     agents: options.agents,
     model: options.model,
     notifier: options.notifier,
+    maxToolOutputBytes: options.maxToolOutputBytes,
   });
   return Worker.create({
     connection: options.connection,

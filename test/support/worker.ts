@@ -40,6 +40,7 @@ export async function startTestWorker(options: {
   agents: AgentDefinition[];
   model: ModelSettings;
   notifier?: Notifier;
+  maxToolOutputBytes?: number;
 }): Promise<TestWorker> {
   installTestRuntime();
   bundle ??= bundleWorkflows();
@@ -52,6 +53,7 @@ export async function startTestWorker(options: {
     agents: options.agents,
     model: { maxRetries: 3, ...options.model },
     notifier: options.notifier,
+    maxToolOutputBytes: options.maxToolOutputBytes,
     workflowBundle: await bundle,
     workerOptions: { shutdownGraceTime: '1 second' },
   });
