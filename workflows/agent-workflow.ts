@@ -88,6 +88,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
   const visibility = new Visibility(agent.name);
   let status: RunStatus = continued?.pausedBy ? 'paused' : 'running';
   let turns = continued?.turns ?? 0;
+  const turnsBefore = turns;
   let output: string | undefined;
   let addedCalls = continued?.addedCalls ?? 0;
 
@@ -213,7 +214,10 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
   try {
     while (turns < agent.maxTurns) {
       // At a turn boundary nothing is pending: the whole state fits in the next run's input.
-      if (workflowInfo().continueAsNewSuggested && book.pending().length === 0) await continueRun();
+      // An execution that has not yet called the model goes on, whatever its input's size: no chain
+      // of executions that each continue at once.
+      if (workflowInfo().continueAsNewSuggested && turns > turnsBefore && book.pending().length === 0)
+        await continueRun();
       const paused = ctx.paused();
       if (paused) await paused;
       // A correction given on resume is what the model reads next, as the user's word.

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import proto from '@temporalio/proto';
+import { pauseRun, resumeRun, startRun } from '../../client/index.js';
+import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { call, calls, say } from '../support/fake-model.js';
+import { startTestWorker, type TestWorker } from '../support/worker.js';
 import { bankAgent, executionsOf } from './fixtures/agents.js';
-import { startHarness, uniqueInput, type Harness } from './fixtures/harness.js';
+import { startHarness, uniqueInput, waitFor, type Harness } from './fixtures/harness.js';
+import { heldAgent, holdLookup } from './fixtures/held-agent.js';
 
 /**
  * Lowered from the server's default of 4,096 events so a dozen turns reach it; the server then
@@ -16,12 +20,20 @@ const EventType = proto.temporal.api.enums.v1.EventType;
 
 describe('a long run continues as new when the server suggests it', () => {
   let h: Harness;
+  let heldWorker: TestWorker;
   before(async () => {
     h = await startHarness({
       dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': SUGGEST_AT_EVENTS },
     });
+    heldWorker = await startTestWorker({
+      address: h.address,
+      namespace: h.namespace,
+      agents: [heldAgent],
+      model: { baseUrl: h.fake.url, apiKey: 'test-key' },
+    });
   });
   after(async () => {
+    await heldWorker?.stop();
     await h.close();
   });
 
@@ -110,5 +122,62 @@ describe('a long run continues as new when the server suggests it', () => {
       assert.ok(execution.events < SUGGEST_AT_EVENTS * 2, `${execution.events} events in ${execution.runId}`);
     }
     await h.saveHistory('continue-as-new', runId);
+  });
+
+  it('a run paused at a turn boundary continues paused, shows paused, and resumes with the correction', async () => {
+    const input = uniqueInput('paused across a continuation');
+    const accounts = Array.from({ length: 10 }, (_, i) => `acct-${i}-${input.slice(-9, -1)}`);
+    const holds = accounts.map((account) => holdLookup(account));
+    const conversation = h.fake.script(
+      input,
+      ...accounts.map((account, i) => calls(call('slow_lookup', { account }, `s${i}`))),
+      say('Balances read, in euros.'),
+    );
+    const { runId } = await startRun(h.client, { agent: heldAgent, input, taskQueue: heldWorker.taskQueue });
+    const handle = h.client.workflow.getHandle(runId);
+    // Lookups run one by one; the run is paused during the first that leaves its execution's history
+    // near the suggestion (the pause and the lookup's end add a few events): it stops at the
+    // boundary after that lookup, where the server suggests continuing.
+    let paused = false;
+    for (const hold of holds) {
+      await hold.started;
+      const length = Number((await handle.describe()).raw.workflowExecutionInfo?.historyLength ?? 0);
+      if (!paused && length >= SUGGEST_AT_EVENTS - 8) {
+        await pauseRun(h.client, runId, { actor: 'lee', channel: 'api', message: 'check the currency' });
+        await waitFor(
+          async () => ((await h.state(runId)).status === 'paused' ? true : undefined),
+          'the pause',
+        );
+        paused = true;
+        hold.release();
+        break;
+      }
+      hold.release();
+    }
+    assert.ok(paused, 'the run reached the suggestion');
+    const continuedPaused = await waitFor(async () => {
+      const state = await h.state(runId);
+      return state.events.at(-1)?.type === 'run.continued' ? state : undefined;
+    }, 'the run to continue while paused');
+    assert.equal(continuedPaused.status, 'paused');
+    const described = await h.client.workflow.getHandle(runId).describe();
+    assert.equal(described.typedSearchAttributes.get(searchAttributeKeys.status), 'paused');
+    const asked = conversation.requests.length;
+
+    await resumeRun(h.client, runId, { actor: 'lee', channel: 'inbox', message: 'Report in euros.' });
+    for (const hold of holds) hold.release();
+    const result = await h.result(runId);
+    assert.deepEqual([result.status, result.output], ['completed', 'Balances read, in euros.']);
+    // The model's first call after the resume reads the correction last.
+    const next = conversation.requests[asked]!.messages.at(-1)!;
+    assert.deepEqual([next.role, next.content], ['user', 'Report in euros.']);
+    const control = result.state!.events.filter((e) => e.type === 'run.paused' || e.type === 'run.resumed');
+    assert.deepEqual(
+      control.map((e) => [e.type, e.actor]),
+      [
+        ['run.paused', 'lee'],
+        ['run.resumed', 'lee'],
+      ],
+    );
   });
 });
