@@ -26,7 +26,8 @@ async function outboxMail(trackingId: string): Promise<string[]> {
   for (;;) {
     const found = readdirSync(path.join(dataDir, 'outbox'), { withFileTypes: true })
       .map((entry) => entry.name)
-      .filter((name) => name.includes(trackingId));
+      // A message being written is `<name>.eml.partial` until it is renamed: not yet mail.
+      .filter((name) => name.includes(trackingId) && name.endsWith('.eml'));
     if (found.length > 0) return found;
     await sleep(100);
   }
@@ -126,5 +127,48 @@ test("Temporal's default port in use: one plain line for the banner, and a free 
     assert.deepEqual(none, []);
   } finally {
     blocker.close();
+  }
+});
+
+test('requests fired from the moment the port accepts are each answered, none left hanging', async () => {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+
+  // Fired before the start and on until twenty have been answered: refused while nothing listens,
+  // then each answered. One left hanging fails the test at its own generous bound.
+  const answers: number[] = [];
+  let refused = 0;
+  const firing = (async () => {
+    while (answers.length < 20) {
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}/api/openapi.json`, {
+          signal: AbortSignal.timeout(60_000),
+        });
+        await response.arrayBuffer();
+        answers.push(response.status);
+      } catch (err) {
+        if ((err as { cause?: { code?: string } }).cause?.code !== 'ECONNREFUSED') throw err;
+        refused++;
+        await sleep(5);
+      }
+    }
+  })();
+  const countersign = await startCountersign({
+    env: testEnv(mkdtempSync(path.join(tmpdir(), 'countersign-start-'))),
+    port,
+    devServerPorts: { port: 0, uiPort: 0 },
+  });
+  try {
+    await firing;
+    assert.ok(refused > 0, 'the requests began before the port accepted');
+    assert.deepEqual(
+      [...new Set(answers)],
+      [200],
+      'the first connection accepted is answered, as is every other',
+    );
+  } finally {
+    await countersign.stop();
   }
 });
