@@ -23,6 +23,8 @@ export {
   type CreateWorkerOptions,
   type ModelSettings,
   type Notifier,
+  fileContentStore,
+  type ContentStore,
 } from './worker/index.js';
 export {
   startRun,

@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { whileHeartbeating } from './keep-alive.js';
 import type { ModelCallInput, ModelInput, ModelReply } from '../workflows/activity-types.js';
 import { modelInputQuery } from '../workflows/definitions.js';
+import { storedOutputIn, type ContentStore } from './content-store.js';
 
 /**
  * How a worker reaches the model: any OpenAI-compatible endpoint. Only activities read it, so the
@@ -50,7 +51,26 @@ async function modelInput(input: ModelCallInput): Promise<ModelInput> {
   return read;
 }
 
-export function createCallModel(settings: ModelSettings) {
+/** The conversation with each stored tool output read back from the content store. */
+async function withStoredOutputs(input: ModelInput, store: ContentStore | undefined): Promise<ModelInput> {
+  const messages = await Promise.all(
+    input.messages.map(async (message) => {
+      if (message.role !== 'tool') return message;
+      const stored = storedOutputIn(message.content);
+      if (!stored) return message;
+      if (!store) {
+        throw ApplicationFailure.nonRetryable(
+          `a tool output of this run is in a content store (${stored.ref}), and this worker has none: give every worker the same contentStore`,
+          'NoContentStore',
+        );
+      }
+      return { ...message, content: await store.get(stored.ref) };
+    }),
+  );
+  return { ...input, messages };
+}
+
+export function createCallModel(settings: ModelSettings, store?: ContentStore) {
   const openai = new OpenAI({
     apiKey: settings.apiKey ?? 'countersign-no-key',
     baseURL: settings.baseUrl,
@@ -59,7 +79,7 @@ export function createCallModel(settings: ModelSettings) {
   });
 
   return async function callModel(input: ModelCallInput): Promise<ModelReply> {
-    const { messages, tools } = await modelInput(input);
+    const { messages, tools } = await withStoredOutputs(await modelInput(input), store);
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
       completion = await whileHeartbeating(() =>

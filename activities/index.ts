@@ -3,6 +3,7 @@ import type { CountersignActivities } from '../workflows/activity-types.js';
 import { createCallModel, type ModelSettings } from './call-model.js';
 import type { Notifier } from './notifier.js';
 import { createRequestApproval } from './request-approval.js';
+import type { ContentStore } from './content-store.js';
 import { createRunTool } from './run-tool.js';
 
 export type { ModelSettings } from './call-model.js';
@@ -14,10 +15,16 @@ export function createActivities(options: {
   model: ModelSettings;
   notifier?: Notifier;
   maxToolOutputBytes?: number;
+  contentStore?: ContentStore;
+  storeToolOutputsOverBytes?: number;
 }): CountersignActivities {
   return {
-    callModel: createCallModel(options.model),
+    callModel: createCallModel(options.model, options.contentStore),
     requestApproval: createRequestApproval(options.notifier),
-    runTool: createRunTool(options.agents, options.maxToolOutputBytes),
+    runTool: createRunTool(options.agents, {
+      maxOutputBytes: options.maxToolOutputBytes,
+      store: options.contentStore,
+      storeOverBytes: options.storeToolOutputsOverBytes,
+    }),
   };
 }

@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { storedOutput, type ContentStore } from './content-store.js';
 import { whileHeartbeating } from './keep-alive.js';
 import type { AgentDefinition, ToolDefinition } from '../define/index.js';
 import type { JsonValue } from '../protocol/index.js';
@@ -7,13 +8,29 @@ import type { ToolRunInput } from '../workflows/activity-types.js';
 /** Under the 2 MB a Temporal cluster takes in one payload by default, with room for the rest. */
 export const DEFAULT_MAX_TOOL_OUTPUT_BYTES = 1_500_000;
 
+/** With a content store, outputs over this go to it: a few pages of text stay in the history. */
+export const DEFAULT_STORE_OUTPUTS_OVER_BYTES = 16_384;
+
+export interface ToolOutputLimits {
+  /** The largest output kept in the history; see `CreateWorkerOptions.maxToolOutputBytes`. */
+  maxOutputBytes?: number;
+  /** Where larger outputs go instead, when there is one. */
+  store?: ContentStore;
+  /** With a store, outputs over this many bytes go to it. */
+  storeOverBytes?: number;
+}
+
 /**
  * Runs one approved (or auto) tool call. The idempotency key is the same for every attempt of the
  * call, across retries and worker crashes, so a tool with side effects can make them happen once.
- * An output over `maxOutputBytes` fails the call without another attempt: the tool has acted, and
- * the server would refuse the output; the model is told why.
+ * With a content store, an output over `storeOverBytes` is kept there and the run holds its
+ * reference (outputs a human reviews stay in the run, where the reviewer reads them). Otherwise an
+ * output over `maxOutputBytes` fails the call without another attempt: the tool has acted, and the
+ * server would refuse the output; the model is told why.
  */
-export function createRunTool(agents: AgentDefinition[], maxOutputBytes = DEFAULT_MAX_TOOL_OUTPUT_BYTES) {
+export function createRunTool(agents: AgentDefinition[], limits: ToolOutputLimits = {}) {
+  const maxOutputBytes = limits.maxOutputBytes ?? DEFAULT_MAX_TOOL_OUTPUT_BYTES;
+  const storeOverBytes = limits.storeOverBytes ?? DEFAULT_STORE_OUTPUTS_OVER_BYTES;
   const tools = new Map<string, ToolDefinition>();
   for (const agent of agents) for (const tool of agent.tools) tools.set(`${agent.name}/${tool.name}`, tool);
 
@@ -38,7 +55,13 @@ export function createRunTool(agents: AgentDefinition[], maxOutputBytes = DEFAUL
         signal: context.cancellationSignal,
       }),
     );
-    const bytes = Buffer.byteLength(JSON.stringify(output) ?? '');
+    // The text the model will read, as the workflow writes it (tool-messages.ts).
+    const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? '');
+    const bytes = Buffer.byteLength(text);
+    const reviewed = !tool.safe && tool.approval?.reviewResult === true;
+    if (limits.store && bytes > storeOverBytes && !reviewed) {
+      return { ...storedOutput(await limits.store.put(text), bytes) };
+    }
     if (bytes > maxOutputBytes) {
       throw ApplicationFailure.nonRetryable(
         `the tool ran, but its output is ${bytes} bytes, over the ${maxOutputBytes} bytes a run keeps of one tool output: ask for less (a page, a summary, a filter)`,

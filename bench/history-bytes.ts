@@ -2,17 +2,27 @@
 // turn returning --output-kb of text, --turns turns, on a dev server of its own with the server's
 // default limits. Prints the bytes of chosen turns, the executions of the run's chain and their
 // largest history. `npm run bench:history -- --turns 300 --output-kb 2`
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import proto from '@temporalio/proto';
 import { z } from 'zod';
 import { startRun } from '../client/index.js';
 import { defineAgent, defineTool } from '../define/index.js';
+import { fileContentStore } from '../worker/index.js';
 import { call, calls, FakeModel, say } from '../test/support/fake-model.js';
+import { bytesPerTurn, eventBytes, historyChain } from '../test/support/history-chain.js';
 import { getTestTemporal } from '../test/support/temporal-server.js';
 import { startTestWorker } from '../test/support/worker.js';
 
 const { values } = parseArgs({
-  options: { turns: { type: 'string', default: '300' }, 'output-kb': { type: 'string', default: '2' } },
+  options: {
+    turns: { type: 'string', default: '300' },
+    'output-kb': { type: 'string', default: '2' },
+    // Tool outputs over 16 KB go to a content store in a temporary directory.
+    store: { type: 'boolean', default: false },
+  },
 });
 const turns = Number(values.turns);
 const outputKb = Number(values['output-kb']);
@@ -26,7 +36,8 @@ const readChunk = defineTool({
   parameters: z.object({ chunk: z.number().int() }),
   safe: true,
   async execute(args) {
-    return { chunk: args.chunk, text: output };
+    // Each chunk its own text: a content-addressed store keeps one file a chunk.
+    return { chunk: args.chunk, text: `${args.chunk}:${output}` };
   },
 });
 const reader = defineAgent({
@@ -38,7 +49,6 @@ const reader = defineAgent({
   tools: [readChunk],
 });
 
-const E = proto.temporal.api.enums.v1.EventType;
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
 const temporal = await getTestTemporal();
@@ -48,6 +58,9 @@ const worker = await startTestWorker({
   namespace: temporal.namespace,
   agents: [reader],
   model: { baseUrl: fake.url, apiKey: 'bench' },
+  ...(values.store
+    ? { contentStore: fileContentStore(mkdtempSync(path.join(tmpdir(), 'countersign-content-'))) }
+    : {}),
 });
 try {
   const input = `read ${turns} chunks`;
@@ -58,38 +71,20 @@ try {
   );
   const started = Date.now();
   const { runId } = await startRun(temporal.client, { agent: reader, input, taskQueue: worker.taskQueue });
-  const handle = temporal.client.workflow.getHandle(runId);
-  const result = (await handle.result()) as { status: string };
+  const result = (await temporal.client.workflow.getHandle(runId).result()) as {
+    status: string;
+    reason?: string;
+  };
+  if (result.reason) console.log(`run ${result.status}: ${result.reason}`);
   const seconds = (Date.now() - started) / 1000;
 
-  // Every execution of the chain, first to last.
-  const executions: HistoryEvent[][] = [];
-  let execution = (await handle.describe()).raw.workflowExecutionInfo?.firstRunId ?? undefined;
-  while (execution) {
-    const events = (await temporal.client.workflow.getHandle(runId, execution).fetchHistory()).events ?? [];
-    executions.push(events);
-    const last = events.at(-1);
-    execution =
-      last?.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
-        ? (last.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined)
-        : undefined;
-  }
-  const size = (event: HistoryEvent) =>
-    proto.temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
-  // A turn is what the history records from one model call's scheduling to the next one's.
-  const perTurn: number[] = [];
-  for (const events of executions) {
-    for (const event of events) {
-      const modelCall =
-        event.eventType === E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
-        event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel';
-      if (modelCall || perTurn.length === 0) perTurn.push(0);
-      perTurn[perTurn.length - 1]! += size(event);
-    }
-  }
-  const bytes = (events: HistoryEvent[]) => events.reduce((sum, event) => sum + size(event), 0);
+  const executions = await historyChain(temporal.client, runId);
+  const perTurn = bytesPerTurn(executions);
+  const bytes = (events: HistoryEvent[]) => events.reduce((sum, event) => sum + eventBytes(event), 0);
   const shown = [1, 2, 10, 50, 100, 200, 300, 500, 1000].filter((turn) => turn <= perTurn.length);
-  console.log(`run ${result.status} in ${seconds.toFixed(1)} s: ${turns} turns, tool output ${outputKb} KB`);
+  console.log(
+    `run ${result.status} in ${seconds.toFixed(1)} s: ${turns} turns, tool output ${outputKb} KB${values.store ? ', content store' : ''}`,
+  );
   console.log(
     `bytes written to history per turn: ${shown.map((t) => `turn ${t}: ${perTurn[t - 1]}`).join(', ')}`,
   );

@@ -119,7 +119,8 @@ export function isErrorReply(reply: ModelReply): reply is ErrorReply {
   return typeof (reply as ErrorReply).status === 'number';
 }
 
-const MAX_BODY = 10 * 1024 * 1024;
+/** Room for a long run's whole transcript (300 turns of 50 KB tool outputs send 15 MB), and a bound. */
+const MAX_BODY = 64 * 1024 * 1024;
 
 /**
  * A small OpenAI-compatible Chat Completions endpoint whose answers come from `handler`: a model

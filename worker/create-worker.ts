@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import type { ContentStore } from '../activities/content-store.js';
 import { createActivities, type ModelSettings, type Notifier } from '../activities/index.js';
 import type { AgentDefinition } from '../define/index.js';
 import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
@@ -57,6 +58,13 @@ export interface CreateWorkerOptions {
    * attempt, and the model is told its size. Lower it with the cluster's `limit.blobSize.error`.
    */
   maxToolOutputBytes?: number;
+  /**
+   * Where tool outputs over `storeToolOutputsOverBytes` (default 16,384) go instead of the run's
+   * history: the run keeps a reference, and the model call reads the output back. Every worker of
+   * the task queue needs the same store. Outputs a human reviews stay in the run.
+   */
+  contentStore?: ContentStore;
+  storeToolOutputsOverBytes?: number;
   /** A bundle made once with `bundleWorkflows()`, to skip bundling when a process starts several workers. */
   workflowBundle?: { code: string };
   identity?: string;
@@ -104,6 +112,8 @@ export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
     model: options.model,
     notifier: options.notifier,
     maxToolOutputBytes: options.maxToolOutputBytes,
+    contentStore: options.contentStore,
+    storeToolOutputsOverBytes: options.storeToolOutputsOverBytes,
   });
   return Worker.create({
     connection: options.connection,

@@ -1,2 +1,3 @@
 export { createWorker, bundleWorkflows, WORKFLOWS_PATH, type CreateWorkerOptions } from './create-worker.js';
 export type { ModelSettings, Notifier } from '../activities/index.js';
+export { fileContentStore, type ContentStore } from '../activities/content-store.js';

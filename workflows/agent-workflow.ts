@@ -57,6 +57,31 @@ export const PAUSE_BEFORE_FINISH_PATCH = 'countersign-pause-before-finish';
  */
 const MAX_CARRIED_BYTES = 1_500_000;
 
+/** The same bound for the run's result, which carries its final state: also one payload. */
+const MAX_RESULT_BYTES = 1_500_000;
+/** A message of a result over the bound keeps this much of its text. */
+const KEPT_CHARS = 512;
+
+const payloadBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
+
+/**
+ * The result as one payload the server takes: over the bound, the transcript's long messages keep
+ * their beginning and say how much is left out (the model read them whole). Without this a run with
+ * a large transcript could never complete: the server refuses the result, again and again.
+ */
+function fitResult(output: RunOutput): RunOutput {
+  if (!output.state || payloadBytes(output) <= MAX_RESULT_BYTES) return output;
+  const transcript = output.state.transcript.map((message) =>
+    typeof message.content === 'string' && message.content.length > KEPT_CHARS
+      ? {
+          ...message,
+          content: `${message.content.slice(0, KEPT_CHARS)}… [${message.content.length - KEPT_CHARS} more characters, not kept in the run's result]`,
+        }
+      : message,
+  );
+  return { ...output, state: { ...output.state, transcript } };
+}
+
 /**
  * One agent run: ask the model, put each proposed call through the agent's policy and, where a human
  * must decide, through the approval gate; answer every call with a tool message; repeat until the
@@ -165,7 +190,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
       data: { status: result.status },
     });
     publish();
-    return { ...result, state: snapshot(), decisions: book.outcomesTaken() };
+    return fitResult({ ...result, state: snapshot(), decisions: book.outcomesTaken() });
   };
 
   if (continued) book.restore(continued.book);

@@ -7,7 +7,13 @@ import {
   type Worker,
 } from '@temporalio/worker';
 import type { AgentDefinition } from '../../define/index.js';
-import { bundleWorkflows, createWorker, type ModelSettings, type Notifier } from '../../worker/index.js';
+import {
+  bundleWorkflows,
+  createWorker,
+  type ContentStore,
+  type ModelSettings,
+  type Notifier,
+} from '../../worker/index.js';
 
 let runtimeInstalled = false;
 
@@ -41,6 +47,7 @@ export async function startTestWorker(options: {
   model: ModelSettings;
   notifier?: Notifier;
   maxToolOutputBytes?: number;
+  contentStore?: ContentStore;
 }): Promise<TestWorker> {
   installTestRuntime();
   bundle ??= bundleWorkflows();
@@ -54,6 +61,7 @@ export async function startTestWorker(options: {
     model: { maxRetries: 3, ...options.model },
     notifier: options.notifier,
     maxToolOutputBytes: options.maxToolOutputBytes,
+    contentStore: options.contentStore,
     workflowBundle: await bundle,
     workerOptions: { shutdownGraceTime: '1 second' },
   });

@@ -92,7 +92,7 @@ export function transcriptView(messages, { highlight, approvals } = {}) {
           { class: 'msg msg-tool' },
           edits.has(m.tool_call_id) ? editMark(edits.get(m.tool_call_id)) : null,
           h('span', { class: 'role' }, `Tool result (${m.tool_call_id})`),
-          h('pre', {}, m.content),
+          storedOutput(m.content) ?? h('pre', {}, m.content),
         );
       }
       if (m.role === 'system') {
@@ -113,4 +113,24 @@ export function modelWords(messages, toolCallId) {
     (m) => m.role === 'assistant' && (m.tool_calls ?? []).some((c) => c.id === toolCallId),
   );
   return turn?.content ?? '';
+}
+
+/**
+ * A tool output the worker kept in its content store, outside Temporal's history: the run holds
+ * its reference and size; the model read it whole.
+ */
+function storedOutput(content) {
+  if (!content.startsWith('{"$countersign":"stored-output"')) return null;
+  try {
+    const { ref, bytes } = JSON.parse(content);
+    return h(
+      'p',
+      { class: 'muted stored-output' },
+      `Output of ${Number(bytes).toLocaleString()} bytes, kept in the worker's content store (`,
+      h('code', {}, String(ref)),
+      '); the model read it whole.',
+    );
+  } catch {
+    return null;
+  }
 }
