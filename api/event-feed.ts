@@ -38,8 +38,9 @@ const READ_WAIT_MS = 2_000;
 /**
  * How far back a new subscriber is told what the feed found: the inbox reads its lists once the
  * stream is live, and a list trails the runs by the visibility store's lag, so news found a little
- * before the subscription may be in neither the list nor the live stream. The feed also starts
- * this far back, for the same reason. Subscribers apply events by id, so news told twice is harmless.
+ * before the subscription may be in neither the list nor the live stream. For the same reason, a
+ * run whose listing changes after the feed started is read from this far back. Subscribers apply
+ * events by id, so news told twice is harmless.
  */
 export const REPLAY_MS = 10_000;
 const RETRY_POLLS = 1;

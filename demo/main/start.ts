@@ -10,6 +10,7 @@ import {
   createApi,
   createNotifier,
   createWorker,
+  fileContentStore,
   loadSigningSecret,
   loadTemporalConfig,
   registerSearchAttributes,
@@ -171,6 +172,8 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
       agents,
       model,
       notifier,
+      // Large tool outputs stay out of the run's history; one worker, so a local directory will do.
+      contentStore: fileContentStore(path.join(dataDir, 'content')),
       workflowBundle: await bundleWorkflows(),
       identity: `countersign-${process.pid}@${hostname()}`,
       workerOptions: { shutdownGraceTime: '5 seconds' },
