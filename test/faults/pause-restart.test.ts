@@ -3,7 +3,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
@@ -16,7 +15,8 @@ import { readExecutions } from './support/executions.js';
 import { appliedText, executionsFile, FAULT_AGENT, FAULT_TOOL } from './support/fault-agents.js';
 import { decide } from './support/fault-runs.js';
 import type { PlannedRun } from './support/invariants.js';
-import { ProcessStack, type Role } from './support/process-stack.js';
+import { restartUntilUp } from './support/chaos.js';
+import { ProcessStack } from './support/process-stack.js';
 import { Rest } from './support/rest.js';
 
 const AGENTS_MODULE = fileURLToPath(new URL('./support/fault-agents.ts', import.meta.url));
@@ -25,19 +25,6 @@ interface RunDetail {
   status: RunStatus;
   output?: string;
   events: RunEvent[];
-}
-
-/** Starts a role again (SIGKILLed already) until it is up: the worker may find Temporal not yet serving. */
-async function startAgain(stack: ProcessStack, role: Role): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await stack.restart(role);
-      return;
-    } catch (err) {
-      if (attempt >= 20) throw err;
-      await sleep(500);
-    }
-  }
 }
 
 test('a paused run survives a worker and Temporal server restart and resumes', async (t) => {
@@ -103,8 +90,8 @@ test('a paused run survives a worker and Temporal server restart and resumes', a
   // The worker and the Temporal server die together, and come back on the same data file.
   await stack.kill('worker');
   await stack.kill('temporal');
-  await startAgain(stack, 'temporal');
-  await startAgain(stack, 'worker');
+  await restartUntilUp(stack, 'temporal');
+  await restartUntilUp(stack, 'worker');
 
   const after = (await detail(runId, () => true)).body;
   assert.equal(after.status, 'paused', 'still paused after the restart');

@@ -4,7 +4,8 @@ import proto from '@temporalio/proto';
 import { pauseRun, resumeRun, startRun } from '../../client/index.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { call, calls, say } from '../support/fake-model.js';
-import { startTestWorker, type TestWorker } from '../support/worker.js';
+import { historyChain } from '../support/history-chain.js';
+import type { TestWorker } from '../support/worker.js';
 import { bankAgent, executionsOf } from './fixtures/agents.js';
 import { startHarness, uniqueInput, waitFor, type Harness } from './fixtures/harness.js';
 import { heldAgent, holdLookup } from './fixtures/held-agent.js';
@@ -25,39 +26,11 @@ describe('a long run continues as new when the server suggests it', () => {
     h = await startHarness({
       dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': SUGGEST_AT_EVENTS },
     });
-    heldWorker = await startTestWorker({
-      address: h.address,
-      namespace: h.namespace,
-      agents: [heldAgent],
-      model: { baseUrl: h.fake.url, apiKey: 'test-key' },
-    });
+    heldWorker = await h.startWorker([heldAgent]);
   });
   after(async () => {
-    await heldWorker?.stop();
     await h.close();
   });
-
-  /** Every execution of the run's chain, first to last, with its history's length. */
-  async function chain(
-    workflowId: string,
-  ): Promise<{ runId: string; events: number; continuedAsNew: boolean }[]> {
-    const { raw } = await h.client.workflow.getHandle(workflowId).describe();
-    const found: { runId: string; events: number; continuedAsNew: boolean }[] = [];
-    let runId: string | undefined = raw.workflowExecutionInfo?.firstRunId ?? undefined;
-    assert.ok(runId, 'the server names the first execution');
-    while (runId) {
-      const history: proto.temporal.api.history.v1.IHistory = await h.client.workflow
-        .getHandle(workflowId, runId)
-        .fetchHistory();
-      const last: proto.temporal.api.history.v1.IHistoryEvent | undefined = history.events?.at(-1);
-      const continuedAsNew = last?.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW;
-      found.push({ runId, events: history.events?.length ?? 0, continuedAsNew });
-      runId = continuedAsNew
-        ? (last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined)
-        : undefined;
-    }
-    return found;
-  }
 
   it('carries transcript, approvals, outcomes and the event log; tracking ids and decisions keep working', async () => {
     const input = uniqueInput('long run');
@@ -112,14 +85,14 @@ describe('a long run continues as new when the server suggests it', () => {
       'every tool ran once, in order',
     );
 
-    const executions = await chain(runId);
+    const executions = await historyChain(h.client, runId);
     const continued = final.events.filter((e) => e.type === 'run.continued').length;
     assert.equal(executions.length, continued + 1);
     assert.ok(continued >= 2, `${continued} continuations`);
     // Each execution continued within a turn of the suggestion, well short of the limits.
-    for (const execution of executions.slice(0, -1)) {
-      assert.ok(execution.continuedAsNew);
-      assert.ok(execution.events < SUGGEST_AT_EVENTS * 2, `${execution.events} events in ${execution.runId}`);
+    for (const events of executions.slice(0, -1)) {
+      assert.equal(events.at(-1)?.eventType, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW);
+      assert.ok(events.length < SUGGEST_AT_EVENTS * 2, `${events.length} events in an execution`);
     }
     await h.saveHistory('continue-as-new', runId);
   });

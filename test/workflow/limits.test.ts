@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { startRun } from '../../client/index.js';
 import { defineAgent, defineTool } from '../../define/index.js';
 import { call, calls, say } from '../support/fake-model.js';
-import { startTestWorker, type TestWorker } from '../support/worker.js';
+import type { TestWorker } from '../support/worker.js';
 import { startHarness, uniqueInput, type Harness } from './fixtures/harness.js';
 
 /** Lowered from the server's 2 MB (warning from 512 KB) so a test reaches it; never raised. */
@@ -40,16 +40,9 @@ describe('payload limits', () => {
     h = await startHarness({
       dynamicConfig: { 'limit.blobSize.error': PAYLOAD_LIMIT, 'limit.blobSize.warn': PAYLOAD_LIMIT / 4 },
     });
-    worker = await startTestWorker({
-      address: h.address,
-      namespace: h.namespace,
-      agents: [dumper],
-      model: { baseUrl: h.fake.url, apiKey: 'test-key' },
-      maxToolOutputBytes: MAX_TOOL_OUTPUT,
-    });
+    worker = await h.startWorker([dumper], { maxToolOutputBytes: MAX_TOOL_OUTPUT });
   });
   after(async () => {
-    await worker?.stop();
     await h.close();
   });
 

@@ -11,7 +11,7 @@ import { defineAgent, defineTool } from '../../define/index.js';
 import { fileContentStore } from '../../worker/index.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { bytesPerTurn, eventBytes, historyChain } from '../support/history-chain.js';
-import { startTestWorker, type TestWorker } from '../support/worker.js';
+import type { TestWorker } from '../support/worker.js';
 import { startHarness, uniqueInput, type Harness } from './fixtures/harness.js';
 
 const TURNS = 300;
@@ -63,23 +63,10 @@ let plainWorker: TestWorker;
 const storeDir = mkdtempSync(path.join(tmpdir(), 'countersign-content-'));
 before(async () => {
   h = await startHarness();
-  worker = await startTestWorker({
-    address: h.address,
-    namespace: h.namespace,
-    agents: [reader],
-    model: { baseUrl: h.fake.url, apiKey: 'test-key' },
-    contentStore: fileContentStore(storeDir),
-  });
-  plainWorker = await startTestWorker({
-    address: h.address,
-    namespace: h.namespace,
-    agents: [bigReader],
-    model: { baseUrl: h.fake.url, apiKey: 'test-key' },
-  });
+  worker = await h.startWorker([reader], { contentStore: fileContentStore(storeDir) });
+  plainWorker = await h.startWorker([bigReader]);
 });
 after(async () => {
-  await plainWorker?.stop();
-  await worker?.stop();
   await h.close();
 });
 

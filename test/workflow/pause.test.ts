@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { pauseRun, resumeRun, startRun } from '../../client/index.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { call, calls, say, type ChatCompletionRequest, type ModelReply } from '../support/fake-model.js';
-import { startTestWorker, type TestWorker } from '../support/worker.js';
+import type { TestWorker } from '../support/worker.js';
 import { bankAgent, executionsOf } from './fixtures/agents.js';
 import { startHarness, uniqueInput, waitFor, type Harness } from './fixtures/harness.js';
 import { heldAgent, holdLookup } from './fixtures/held-agent.js';
@@ -29,15 +29,9 @@ describe('pause and resume between steps', () => {
   let heldWorker: TestWorker;
   before(async () => {
     h = await startHarness();
-    heldWorker = await startTestWorker({
-      address: h.address,
-      namespace: h.namespace,
-      agents: [heldAgent],
-      model: { baseUrl: h.fake.url, apiKey: 'test-key' },
-    });
+    heldWorker = await h.startWorker([heldAgent]);
   });
   after(async () => {
-    await heldWorker?.stop();
     await h.close();
   });
 

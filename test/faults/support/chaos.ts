@@ -20,7 +20,7 @@ export interface ChaosLog {
 }
 
 /** Restarts until the process is up: a worker or API may not start while Temporal is down. */
-async function restartUntilUp(stack: ProcessStack, role: Role): Promise<void> {
+export async function restartUntilUp(stack: ProcessStack, role: Role): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await stack.restart(role);
