@@ -16,14 +16,12 @@ import type {
   RunOutput,
   RunState,
   RunStatus,
-  ToolCall,
   TranscriptMessage,
 } from '../protocol/index.js';
 import { callModel } from './activities.js';
 import type { ModelTool } from './activity-types.js';
 import { ApprovalBook } from './approval-book.js';
 import { ASK_HUMAN_SPEC } from './ask-human.js';
-import { askHuman } from './ask-human-call.js';
 import {
   approvalQuery,
   cancelSignal,
@@ -36,20 +34,23 @@ import {
   stateQuery,
 } from './definitions.js';
 import { failureMessage } from './describe.js';
-import { deniedCall, gatedCall } from './gated-call.js';
-import { parseCall, type ParsedCall } from './parse-call.js';
-import { reviewPlan } from './plan-review.js';
 import type { RunContext } from './run-context.js';
-import { runCall } from './run-call.js';
+import { runTurn, type TurnHandOff } from './run-turn.js';
 import { RunLog } from './run-log.js';
 import { Visibility } from './visibility.js';
-import type { Continuation } from './continuation.js';
+import type { CarriedTurn, Continuation } from './continuation.js';
 
 /**
  * A run paused as the model gave its final answer waits for the resume before it finishes, so a
  * correction given then is read by the model; runs recorded before finished at once.
  */
 export const PAUSE_BEFORE_FINISH_PATCH = 'countersign-pause-before-finish';
+
+/**
+ * A run whose turn waits only on first decisions may continue as new with its approvals pending;
+ * runs recorded before waited for the turn's end.
+ */
+export const CONTINUE_MID_TURN_PATCH = 'countersign-continue-mid-turn';
 
 /**
  * The most state a run hands on when it continues as new: the next run's input is one payload, which
@@ -61,6 +62,8 @@ const MAX_CARRIED_BYTES = 1_500_000;
 const MAX_RESULT_BYTES = 1_500_000;
 /** A message of a result over the bound keeps this much of its text. */
 const KEPT_CHARS = 512;
+
+type AssistantMessage = Extract<TranscriptMessage, { role: 'assistant' }>;
 
 const payloadBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
 
@@ -87,7 +90,8 @@ function fitResult(output: RunOutput): RunOutput {
  * must decide, through the approval gate; answer every call with a tool message; repeat until the
  * model gives a final answer, the run is cancelled, or the turn limit is reached. When the server
  * suggests it (a history of thousands of events or megabytes), the run continues as new at the next
- * turn boundary with no approval pending, handing its state on (`continued`; callers never pass it).
+ * turn boundary, or while its turn waits only on first decisions (the approvals go along pending),
+ * handing its state on (`continued`; callers never pass it).
  *
  * @example
  * ```ts
@@ -129,6 +133,12 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     settleStatus();
     publish();
   });
+  // Before any handler is set: a signal buffered for this execution is handled as soon as its
+  // handler is, and must find the approvals, outcomes and nonces of the run it continues.
+  if (continued) {
+    book.restore(continued.book);
+    settleStatus();
+  }
   const ctx: RunContext = {
     runId,
     agent,
@@ -193,8 +203,8 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     return fitResult({ ...result, state: snapshot(), decisions: book.outcomesTaken() });
   };
 
-  if (continued) book.restore(continued.book);
-  else log.add({ type: 'run.started', data: { agent: agent.name, requester: input.requester ?? null } });
+  if (!continued)
+    log.add({ type: 'run.started', data: { agent: agent.name, requester: input.requester ?? null } });
   publish();
 
   /**
@@ -202,7 +212,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
    * is too large to travel as the next run's input, and the run goes on where it is.
    */
   let tooLargeToCarry = false;
-  const continueRun = async (): Promise<boolean> => {
+  const continueRun = async (turn?: CarriedTurn): Promise<boolean> => {
     const { historyLength, historySize } = workflowInfo();
     const count = (continued?.continued ?? 0) + 1;
     const carried: Continuation = {
@@ -215,6 +225,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
       addedCalls,
       ...(pausedBy ? { pausedBy } : {}),
       corrections,
+      ...(turn ? { turn } : {}),
     };
     const bytes = new TextEncoder().encode(JSON.stringify(carried)).length;
     if (bytes > MAX_CARRIED_BYTES) {
@@ -229,14 +240,37 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     // The carried log is the run's own: the entry goes with it.
     log.add({
       type: 'run.continued',
-      data: { continuation: count, historyLength, historySize, turn: turns },
+      data: {
+        continuation: count,
+        historyLength,
+        historySize,
+        turn: turns,
+        ...(turn ? { pendingApprovals: book.pending().length } : {}),
+      },
     });
     await continueAsNew<typeof agentWorkflow>(input, carried);
     return true;
   };
   const modelTools = toModelTools(agent.askHuman ? [...agent.tools, ASK_HUMAN_SPEC] : agent.tools);
   setHandler(modelInputQuery, (length) => ({ messages: transcript.slice(0, length), tools: modelTools }));
+  const handOff: TurnHandOff = {
+    // An execution that began in the middle of a turn goes on at least to the turn's end.
+    wanted: () =>
+      workflowInfo().continueAsNewSuggested && !tooLargeToCarry && (!continued?.turn || turns > turnsBefore),
+    handOff: async (turn) => patched(CONTINUE_MID_TURN_PATCH) && (await continueRun(turn)),
+  };
+  /** Answers the calls of the assistant message, and adds their tool messages to the transcript. */
+  const finishTurn = async (assistant: AssistantMessage, carried?: CarriedTurn) => {
+    const calls = assistant.tool_calls ?? [];
+    const { messages, addedCalls: humanCalls } = await runTurn(ctx, calls, carried, handOff);
+    if (humanCalls.length > 0) assistant.tool_calls = [...calls, ...humanCalls];
+    for (const message of messages)
+      transcript.push({ role: 'tool', tool_call_id: message.toolCallId, content: message.content });
+  };
   try {
+    // A run continued in the middle of a turn first finishes it: its assistant message is the last.
+    if (continued?.turn)
+      await finishTurn(transcript[transcript.length - 1] as AssistantMessage, continued.turn);
     while (turns < agent.maxTurns) {
       // At a turn boundary nothing is pending: the whole state fits in the next run's input.
       // An execution that has not yet called the model goes on, whatever its input's size: no chain
@@ -258,7 +292,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
         type: 'model.responded',
         data: { turn: turns, toolCalls: reply.toolCalls.map((c) => c.function.name) },
       });
-      const assistant: TranscriptMessage = {
+      const assistant: AssistantMessage = {
         role: 'assistant',
         content: reply.content,
         ...(reply.toolCalls.length > 0 ? { tool_calls: reply.toolCalls } : {}),
@@ -273,10 +307,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
         }
         return finish({ status: 'completed', output: reply.content ?? '' });
       }
-      const { messages, addedCalls: humanCalls } = await runTurn(ctx, reply.toolCalls);
-      if (humanCalls.length > 0) assistant.tool_calls = [...reply.toolCalls, ...humanCalls];
-      for (const message of messages)
-        transcript.push({ role: 'tool', tool_call_id: message.toolCallId, content: message.content });
+      await finishTurn(assistant);
     }
     return finish({ status: 'failed', reason: `the turn limit of ${agent.maxTurns} was reached` });
   } catch (err) {
@@ -293,56 +324,6 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     // A model that keeps failing ends the run; a bug in this code fails the task and is retried.
     if (err instanceof ActivityFailure) return finish({ status: 'failed', reason: failureMessage(err) });
     throw err;
-  }
-}
-
-/**
- * Answers every call of one turn. Calls wait for their humans side by side and each runs as soon as
- * it is allowed; one call's rejection never holds back the others. With plan review, the turn's
- * calls go to a human as one plan instead.
- */
-async function runTurn(
-  ctx: RunContext,
-  calls: ToolCall[],
-): Promise<{ messages: { toolCallId: string; content: string }[]; addedCalls: ToolCall[] }> {
-  const parsed = calls.map((call) => parseCall(ctx, call));
-  const toolItems = parsed.filter(
-    (item): item is Extract<ParsedCall, { kind: 'tool' }> => item.kind === 'tool',
-  );
-  const planned = ctx.agent.planReview && toolItems.some((item) => item.policy.verdict === 'approve');
-  const handled = planned ? parsed.filter((item) => item.kind !== 'tool') : parsed;
-
-  const work: Promise<{ messages: { toolCallId: string; content: string }[]; addedCalls: ToolCall[] }>[] =
-    handled.map(async (item) => ({
-      messages: [{ toolCallId: item.call.id, content: await answer(ctx, item) }],
-      addedCalls: [],
-    }));
-  if (planned) work.push(reviewPlan(ctx, toolItems));
-  // Wait for every branch before failing, so a cancellation leaves no promise rejected unobserved.
-  const settled = await Promise.allSettled(work);
-  const failed = settled.find((result) => result.status === 'rejected');
-  if (failed) throw failed.reason;
-  const results = settled.map(
-    (result) => (result as PromiseFulfilledResult<Awaited<(typeof work)[number]>>).value,
-  );
-  const byId = new Map(results.flatMap((r) => r.messages).map((m) => [m.toolCallId, m.content]));
-  const addedCalls = results.flatMap((r) => r.addedCalls);
-  // Tool messages follow the order of the calls in the assistant message.
-  const order = [...calls, ...addedCalls].map((call) => call.id);
-  return { messages: order.map((id) => ({ toolCallId: id, content: byId.get(id) ?? '' })), addedCalls };
-}
-
-function answer(ctx: RunContext, item: ParsedCall): Promise<string> | string {
-  switch (item.kind) {
-    case 'invalid':
-      return item.message;
-    case 'ask':
-      return askHuman(ctx, item.call.id, item.args);
-    case 'tool':
-      if (item.policy.verdict === 'deny') return deniedCall(ctx, item.tool, item.call.id);
-      if (item.policy.verdict === 'auto')
-        return runCall(ctx, item.tool, item.call.id, item.args, { approvedBy: [] });
-      return gatedCall(ctx, item.tool, item.call.id, item.args, item.policy);
   }
 }
 

@@ -69,6 +69,8 @@ export class ApprovalBook {
   private readonly records = new Map<string, ApprovalRecord>();
   private readonly outcomes = new Map<string, DecisionOutcome>();
   private readonly usedNonces = new Set<string>();
+  /** Approvals carried pending from the run this one continues, not yet waited on again. */
+  private readonly carriedPending = new Set<ApprovalRecord>();
 
   constructor(
     private readonly run: RunIdentity,
@@ -81,9 +83,14 @@ export class ApprovalBook {
     return this.records.get(trackingId)?.view ?? null;
   }
 
-  /** The book as the next run of the chain takes it over; only with no approval pending. */
+  /**
+   * Notifications sent and not yet answered: a run continues as new only with none, since the
+   * server drops the activities of an execution that has ended.
+   */
+  notifying = 0;
+
+  /** The book as the next run of the chain takes it over, pending approvals and all. */
   carry(): CarriedBook {
-    if (this.pending().length > 0) throw new Error('a run continues only with no approval pending');
     return {
       seq: this.seq,
       approvals: [...this.records.values()].map(({ view, original, resultSchema, edited }) => ({
@@ -100,9 +107,37 @@ export class ApprovalBook {
   /** Takes over the book of the run this one continues. */
   restore(carried: CarriedBook): void {
     this.seq = carried.seq;
-    for (const record of carried.approvals) this.records.set(record.view.trackingId, record);
+    for (const record of carried.approvals) {
+      this.records.set(record.view.trackingId, record);
+      if (record.view.status === 'pending') this.carriedPending.add(record);
+    }
     for (const outcome of carried.outcomes) this.outcomes.set(outcome.requestId, outcome);
     for (const nonce of carried.usedNonces) this.usedNonces.add(nonce);
+  }
+
+  /** The pending approval of this kind for this call, if there is one. */
+  pendingFor(kind: ApprovalKind, toolCallId: string): ApprovalRecord | undefined {
+    for (const record of this.records.values()) {
+      const { view } = record;
+      if (view.status === 'pending' && view.kind === kind && view.toolCallId === toolCallId) return record;
+    }
+    return undefined;
+  }
+
+  /**
+   * The approval carried pending from the run this one continues, for the request a resumed turn
+   * makes again: the same approval, tracking id and all, waited on where it left off (or already
+   * decided, by a decision this execution took first).
+   */
+  resume(request: ApprovalRequest): ApprovalRecord | undefined {
+    for (const record of this.carriedPending) {
+      const { view } = record;
+      if (view.kind !== request.kind || view.toolCallId !== request.toolCallId) continue;
+      this.carriedPending.delete(record);
+      if (request.describe) record.describe = request.describe;
+      return record;
+    }
+    return undefined;
   }
 
   all(): ApprovalView[] {

@@ -11,11 +11,13 @@ export async function awaitHumanDecision(
   book: ApprovalBook,
   request: ApprovalRequest,
 ): Promise<ApprovalView> {
-  const record = book.open(request);
+  // A turn resumed after a continue-as-new waits on the approval it had opened; its people were told.
+  const resumed = book.resume(request);
+  const record = resumed ?? book.open(request);
   const view = record.view;
   // Notifications go out beside the wait: the deadline runs from the request, and a slow mail
   // server never holds back a decision taken in the inbox.
-  void notify(view);
+  if (!resumed) void notify(book, view);
   // Runs recorded before revisions waited on the status alone.
   const revisions = patched(REVISIONS_PATCH);
   for (;;) {
@@ -27,14 +29,14 @@ export async function awaitHumanDecision(
     if (remaining > 0 && (await condition(changed, remaining))) {
       if (view.status !== 'pending') return view;
       // Everyone still needed is told again, with links for the new revision.
-      if (view.revision !== revision) void notify(view);
+      if (view.revision !== revision) void notify(book, view);
       continue;
     }
     if (view.status !== 'pending') return view;
     const onTimeout = view.onTimeout;
     if (onTimeout.action === 'escalate' && !view.escalated) {
       book.escalate(record, onTimeout);
-      void notify(view);
+      void notify(book, view);
       continue;
     }
     book.expire(record);
@@ -46,11 +48,14 @@ export async function awaitHumanDecision(
  * Best effort, and never rejects: the approval waits in the inbox even if every notification
  * failed, and a cancelled run simply abandons notifications in flight.
  */
-async function notify(view: ApprovalView): Promise<void> {
+async function notify(book: ApprovalBook, view: ApprovalView): Promise<void> {
+  book.notifying++;
   try {
     await requestApproval(view);
   } catch (err) {
     if (!isCancellation(err))
       log.warn('notifications failed', { trackingId: view.trackingId, error: String(err) });
+  } finally {
+    book.notifying--;
   }
 }

@@ -7,6 +7,7 @@ import type {
   PlanStep,
   RunControl,
   RunEvent,
+  ToolCall,
   TranscriptMessage,
 } from '../protocol/index.js';
 
@@ -27,10 +28,21 @@ export interface CarriedBook {
 }
 
 /**
+ * A turn handed on while its calls wait for people: the answers its calls already have. The calls
+ * still waiting each wait on one pending approval, carried in the book, and are asked again under
+ * the same tracking id.
+ */
+export interface CarriedTurn {
+  answers: { toolCallId: string; content: string }[];
+  /** Calls a human added to the turn's reviewed plan, when the plan is among the answers. */
+  addedCalls: ToolCall[];
+}
+
+/**
  * What a run hands the next run of its chain when it continues as new (Temporal's answer to a
  * history that grows too long): everything a reader of the run sees, so the run view, the audit
  * trail, the event log, tracking ids and decision outcomes go on as if the run had not continued.
- * Taken only at a turn boundary, with no approval pending.
+ * Taken at a turn boundary, or while every unanswered call of the turn waits for a first decision.
  */
 export interface Continuation {
   /** How many times the run has continued, this one included. */
@@ -43,4 +55,6 @@ export interface Continuation {
   addedCalls: number;
   pausedBy?: RunControl;
   corrections: string[];
+  /** Set when the run continued in the middle of a turn; its assistant message ends the transcript. */
+  turn?: CarriedTurn;
 }

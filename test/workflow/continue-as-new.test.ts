@@ -47,7 +47,7 @@ describe('a long run continues as new when the server suggests it', () => {
     // The first transfer's approval, decided in the first execution.
     const [first] = await h.waitForPending(runId, 1);
     const approved = await h.decide(first!.trackingId, { type: 'approve' }, { requestId: 'first-approve' });
-    assert.equal(approved.status, 'approved');
+    assert.equal(approved.status, 'approved', JSON.stringify(approved));
 
     // The second is asked for by a later execution of the chain.
     const [second] = await h.waitForPending(runId, 1);
@@ -152,5 +152,82 @@ describe('a long run continues as new when the server suggests it', () => {
         ['run.resumed', 'lee'],
       ],
     );
+  });
+});
+
+describe('a turn whose calls wait for people continues as new with its approvals pending', () => {
+  let h: Harness;
+  const notified: string[] = [];
+  before(async () => {
+    h = await startHarness({
+      // Below the first turn's history: the server suggests continuing while the turn waits.
+      dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 12 },
+      notifier: {
+        async notify(approval) {
+          notified.push(approval.trackingId);
+        },
+      },
+    });
+  });
+  after(async () => {
+    await h.close();
+  });
+
+  it('keeps the answers it had, waits on the same approvals, and asks nobody twice', async () => {
+    const input = uniqueInput('mid-turn');
+    const conversation = h.fake.script(
+      input,
+      calls(
+        call('lookup_balance', { account: 'ops' }, 'look'),
+        call('transfer', { from: 'ops', to: 'acme', amount: 2000 }, 'pay-acme'),
+        call('transfer', { from: 'ops', to: 'zeta', amount: 3000 }, 'pay-zeta'),
+      ),
+      say('Paid acme; zeta was refused.'),
+    );
+    const runId = await h.start(bankAgent, input);
+    const [acme, zeta] = await h.waitForPending(runId, 2);
+    const handedOn = await waitFor(async () => {
+      const state = await h.state(runId);
+      return state.events.find((e) => e.type === 'run.continued') ? state : undefined;
+    }, 'the run to continue while its approvals wait');
+    assert.equal(handedOn.status, 'waiting');
+    assert.deepEqual(
+      handedOn.pending.map((p) => p.trackingId),
+      [acme!.trackingId, zeta!.trackingId],
+    );
+    const handed = handedOn.events.find((e) => e.type === 'run.continued')?.data as {
+      pendingApprovals?: number;
+    };
+    assert.equal(handed.pendingApprovals, 2);
+
+    await h.decide(acme!.trackingId, { type: 'approve' });
+    await h.decide(zeta!.trackingId, { type: 'reject', message: 'not this quarter' });
+    const outcome = await h.outcome(runId);
+    assert.deepEqual([outcome.status, outcome.output], ['completed', 'Paid acme; zeta was refused.']);
+
+    // The lookup answered in the first execution is not run again; the model reads all three answers.
+    assert.deepEqual(
+      executionsOf(runId).map((e) => [e.tool, e.args.to ?? e.args.account]),
+      [
+        ['lookup_balance', 'ops'],
+        ['transfer', 'acme'],
+      ],
+    );
+    const last = conversation.requests.at(-1)!.messages;
+    assert.deepEqual(
+      last.filter((m) => m.role === 'tool').map((m) => m.tool_call_id),
+      ['look', 'pay-acme', 'pay-zeta'],
+    );
+    assert.match(String(last.at(-1)?.content), /not this quarter/);
+    assert.deepEqual(notified.filter((id) => id === acme!.trackingId || id === zeta!.trackingId).sort(), [
+      acme!.trackingId,
+      zeta!.trackingId,
+    ]);
+    const executions = await historyChain(h.client, runId);
+    assert.equal(executions.length, 2, 'one continuation, in the middle of the turn');
+    const first = (await h.client.workflow.getHandle(runId).describe()).raw.workflowExecutionInfo?.firstRunId;
+    assert.ok(first);
+    await h.saveHistory('continue-mid-turn', runId, first);
+    await h.saveHistory('continue-mid-turn-resumed', runId);
   });
 });

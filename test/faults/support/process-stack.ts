@@ -48,6 +48,8 @@ interface TemporalSpec {
   port: number;
   dbFilename: string;
   logFile?: string;
+  /** Server settings (`--dynamic-config-value`), read at every start. */
+  dynamicConfig: Record<string, number>;
 }
 
 /** Launches a role's process; every restart takes the same path with the same settings. */
@@ -68,6 +70,7 @@ async function launchTemporal(spec: TemporalSpec): Promise<StackProcess> {
         port: spec.port,
         searchAttributes: devServerSearchAttributes,
         logFile: spec.logFile,
+        dynamicConfig: spec.dynamicConfig,
       });
     } catch (err) {
       if (!/address already in use/i.test((err as Error).message) || attempt >= 40) throw err;
@@ -105,6 +108,7 @@ export class ProcessStack {
 
   private constructor(
     private readonly launchers: Record<Role, Launcher>,
+    private readonly temporal: TemporalSpec,
     readonly apiUrl: string,
     readonly temporalAddress: string,
     readonly dbPath: string,
@@ -136,7 +140,12 @@ export class ProcessStack {
         ? {}
         : { STACK_DECISION_WAIT_MS: String(options.decisionWaitMs) }),
     };
-    const temporal: TemporalSpec = { port: temporalPort, dbFilename: dbPath, logFile: options.temporalLog };
+    const temporal: TemporalSpec = {
+      port: temporalPort,
+      dbFilename: dbPath,
+      logFile: options.temporalLog,
+      dynamicConfig: {},
+    };
     const worker: ChildSpec = {
       label: 'worker',
       file: here('../stack/worker-process.ts'),
@@ -155,7 +164,7 @@ export class ProcessStack {
       worker: () => startChild(worker),
       api: () => startChild(api),
     };
-    const stack = new ProcessStack(launchers, apiUrl, temporalAddress, dbPath, signingSecret);
+    const stack = new ProcessStack(launchers, temporal, apiUrl, temporalAddress, dbPath, signingSecret);
     try {
       for (const role of roles) await stack.launch(role);
     } catch (err) {
@@ -176,6 +185,14 @@ export class ProcessStack {
 
   async kill(role: Role): Promise<void> {
     await this.children.get(role)?.kill();
+  }
+
+  /**
+   * The server settings the Temporal server takes from its next (re)start on, as an operator
+   * changes a cluster's dynamic config.
+   */
+  setTemporalConfig(values: Record<string, number>): void {
+    this.temporal.dynamicConfig = values;
   }
 
   /** SIGKILL, then start again with the same settings. */
