@@ -24,6 +24,8 @@ export {
   type ModelSettings,
   type Notifier,
   fileContentStore,
+  s3ContentStore,
+  type S3ContentStoreOptions,
   type ContentStore,
 } from './worker/index.js';
 export {
@@ -49,6 +51,7 @@ export {
   type Authenticate,
   type FindApprover,
 } from './api/create-api.js';
+export { servingGate, type ServingGate, type ServingGateOptions } from './api/serving-gate.js';
 export { createNotifier, type NotifierOptions, type CountersignNotifier } from './notify/notifier.js';
 export { createMailTransport, type MailTransport, type MailMessage } from './notify/transport.js';
 export { loadSigningSecret } from './notify/signing-secret.js';

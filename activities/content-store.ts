@@ -28,7 +28,8 @@ export interface ContentStore {
   get(ref: string): Promise<string>;
 }
 
-const REF = /^sha256:([0-9a-f]{64})$/;
+/** What `put` returns: the SHA-256 of the text. The API checks a reference it is sent against it. */
+export const CONTENT_REF = /^sha256:([0-9a-f]{64})$/;
 
 /**
  * A content store in a directory: one file per text, named by its SHA-256, written aside and renamed
@@ -57,7 +58,7 @@ export function fileContentStore(dir: string): ContentStore {
       return `sha256:${hex}`;
     },
     async get(ref) {
-      const match = REF.exec(ref);
+      const match = CONTENT_REF.exec(ref);
       if (!match) throw new Error(`not a content reference: ${ref.slice(0, 80)}`);
       try {
         return await readFile(fileOf(match[1]!), 'utf8');

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Request } from 'express';
+import type { ContentStore } from '../activities/content-store.js';
 import type { AgentDefinition } from '../define/index.js';
 import {
   DEFAULT_MODEL,
@@ -90,6 +91,25 @@ export interface CountersignApiOptions {
   decisionWaitMs?: number;
   /** How often the global event stream re-reads the run list; 1 s by default. */
   listPollMs?: number;
+  /**
+   * The content store your workers keep large tool outputs in (`createWorker`'s `contentStore`):
+   * with it, whoever may read a run reads those outputs whole (`GET /api/runs/:runId/outputs/:ref`,
+   * the inbox's "Show output"). Without it, that route answers 404 `no_content_store` and a run
+   * shows only each stored output's size and reference.
+   *
+   * @example
+   * ```ts
+   * import { countersignRouter, fileContentStore } from 'countersign';
+   *
+   * // The very store the workers were given.
+   * const contentStore = fileContentStore('/var/lib/countersign/content');
+   * app.use(
+   *   '/approvals',
+   *   countersignRouter({ client, agents, approvers, signingSecret, publicUrl, contentStore }),
+   * );
+   * ```
+   */
+  contentStore?: ContentStore;
 }
 
 /** The options with every default filled in: what the routes read. */

@@ -27,6 +27,7 @@ import {
   RunControlBody,
   DecisionApplied,
   DecisionSubmitted,
+  OutputRef,
   RunCreated,
   RunDetail,
   RunList,
@@ -72,6 +73,10 @@ const json = (name: ComponentName, description: string) => ({
   content: { 'application/json': { schema: ref(name) } },
 });
 const error = (description: string) => json('Error', description);
+const text = (description: string) => ({
+  description,
+  content: { 'text/plain': { schema: { type: 'string' } } },
+});
 const sse = (description: string) => ({
   description,
   content: { 'text/event-stream': { schema: { type: 'string' } } },
@@ -99,12 +104,19 @@ function queryParameters(schema: z.ZodObject) {
   }));
 }
 
-const pathParam = (name: string, description: string) => ({
+/** A parameter's JSON Schema from the zod schema its route validates it with, embedded (no `$schema`). */
+function paramSchema(schema: z.ZodType): Record<string, unknown> {
+  const json: Record<string, unknown> = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  delete json.$schema;
+  return json;
+}
+
+const pathParam = (name: string, description: string, schema?: z.ZodType) => ({
   name,
   in: 'path',
   required: true,
   description,
-  schema: { type: 'string' },
+  schema: schema ? paramSchema(schema) : { type: 'string' },
 });
 const runId = pathParam('runId', 'The run id (its workflow id).');
 const trackingId = pathParam('trackingId', 'The approval tracking id, `<runId>.<seq>`.');
@@ -227,6 +239,25 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
             '204': { description: 'The run has ended and nothing is left.' },
             '400': error('Last-Event-ID is not an event id of this run.'),
             '404': unreadable,
+            ...common,
+          },
+        },
+      },
+      '/api/runs/{runId}/outputs/{ref}': {
+        get: {
+          summary:
+            'A tool output the workers kept in the content store, whole, as text. Whoever may read the run may read it, under a reference its transcript holds (a tool message `{"$countersign":"stored-output","ref":…,"bytes":…}`).',
+          parameters: [
+            runId,
+            pathParam('ref', 'The `ref` of the stored-output marker in the transcript.', OutputRef),
+          ],
+          responses: {
+            '200': text('The output, UTF-8.'),
+            '400': error('Not a content reference.'),
+            '404': error(
+              'No such run, or none the caller may read; no such reference in its transcript; or (code `no_content_store`) the API was given no content store.',
+            ),
+            '502': error('The content store failed to return the output (code `content_store_failed`).'),
             ...common,
           },
         },

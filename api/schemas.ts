@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONTENT_REF } from '../activities/content-store.js';
 import {
   AgentSpec,
   ApproverConfig,
@@ -60,6 +61,10 @@ export const RunControlAccepted = z.strictObject({
   status: z.enum(['pausing', 'resuming']),
 });
 export type RunControlAccepted = z.output<typeof RunControlAccepted>;
+
+/** A stored tool output's reference, as a run's transcript names it (`GET /api/runs/:runId/outputs/:ref`). */
+export const OutputRef = z.string().regex(CONTENT_REF, 'a content reference: sha256: and 64 hex digits');
+export type OutputRef = z.output<typeof OutputRef>;
 
 /** Pending approvals in a list come from run memos and carry no schema. */
 export const ApprovalSummary = ApprovalView.partial({ schema: true });

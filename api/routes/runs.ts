@@ -20,6 +20,7 @@ import { runEventStream } from '../sse.js';
 import { runStatusClause } from '../run-status.js';
 import { listPage, listQuery } from '../run-lists.js';
 import { readState } from '../run-reads.js';
+import { runOutputRoute } from './run-outputs.js';
 
 export function runsRouter(options: ApiOptions): Router {
   const { client } = options;
@@ -127,6 +128,7 @@ export function runsRouter(options: ApiOptions): Router {
   router.post('/:runId/resume', control('resume'));
 
   router.get('/:runId/events', runEventStream(options));
+  router.get('/:runId/outputs/:ref', runOutputRoute(options));
 
   return router;
 }

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,11 +16,11 @@ import {
   loadTemporalConfig,
   registerSearchAttributes,
   removeInstanceFile,
+  servingGate,
   writeInstanceFile,
   type AgentDefinition,
   type ModelSettings,
 } from 'countersign';
-import { freePort, portTaken } from 'countersign/testing';
 import { demoAgents } from '../agents/index.js';
 import { loadApprovers } from '../config/approvers.js';
 import { loadCountersignConfig } from '../config/countersign.js';
@@ -92,6 +93,14 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
+/** Whatever is still connected once the gate has let in-flight requests finish. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
 let runtimeInstalled = false;
 
 /** The SDK's native runtime logs every poll at INFO; warnings and errors are what an operator needs. */
@@ -119,18 +128,13 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
   mkdirSync(dataDir, { recursive: true });
   const stack = new Stack();
 
-  const requestedPort = options.port ?? config.port;
-  // A taken port should fail before anything else starts; the server binds it only at the end.
-  if (requestedPort !== 0 && (await portTaken(requestedPort, config.host)))
-    throw portInUse(requestedPort, config.host);
-  const server = createServer();
-  let closing: Promise<void> | undefined;
-  const closeServer = () =>
-    (closing ??= new Promise<void>((resolve) => {
-      if (!server.listening) return resolve();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }));
+  // Listening first: a taken port fails before anything else starts, and until the API is ready
+  // every request is answered 503 with Retry-After instead of waiting on a half-started service.
+  const gate = servingGate();
+  const server = createServer(gate.listener);
+  await listen(server, options.port ?? config.port, config.host);
+  stack.add(() => closeServer(server));
+  const port = (server.address() as AddressInfo).port;
   try {
     const approvers = loadApprovers({ file: config.approversFile, dataDir });
     const signingSecret = loadSigningSecret(dataDir, config.signingSecret);
@@ -141,8 +145,6 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
     if (config.registerSearchAttributes) {
       await registerSearchAttributes(temporal.client, temporalConfig.namespace);
     }
-    // Email links need the URL before the API listens: with port 0 the port is taken now.
-    const port = requestedPort === 0 ? await freePort(config.host) : requestedPort;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     const publicUrl = config.publicUrl ?? url;
 
@@ -165,6 +167,9 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
     });
     stack.add(() => notifier.close());
 
+    // Large tool outputs stay out of the run's history; one worker, so a local directory will do.
+    // The API reads them from the same store, for "Show output" in the inbox.
+    const contentStore = fileContentStore(path.join(dataDir, 'content'));
     const worker = await createWorker({
       connection: temporal.worker,
       namespace: temporalConfig.namespace,
@@ -172,8 +177,7 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
       agents,
       model,
       notifier,
-      // Large tool outputs stay out of the run's history; one worker, so a local directory will do.
-      contentStore: fileContentStore(path.join(dataDir, 'content')),
+      contentStore,
       workflowBundle: await bundleWorkflows(),
       identity: `countersign-${process.pid}@${hostname()}`,
       workerOptions: { shutdownGraceTime: '5 seconds' },
@@ -187,8 +191,7 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
     });
 
     const client = new Client({ connection: temporal.client, namespace: temporalConfig.namespace });
-    server.on(
-      'request',
+    gate.open(
       createApi({
         client,
         namespace: temporalConfig.namespace,
@@ -198,12 +201,12 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
         signingSecret,
         publicUrl,
         defaultModel,
+        contentStore,
       }),
     );
-    // Nothing listens before Temporal, the worker and the API are ready to answer.
-    await listen(server, port, config.host);
-    // On the way down, stop taking requests before the connections they use go away.
-    stack.add(closeServer);
+    // First on the way down: new requests get 503 while those in flight finish, before the
+    // connections they use go away.
+    stack.add(() => gate.close());
     // `npx countersign` on this machine finds the API through it, whatever the port.
     writeInstanceFile(dataDir, url);
     stack.add(() => removeInstanceFile(dataDir));

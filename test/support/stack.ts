@@ -6,6 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
+import type { ContentStore } from '../../activities/content-store.js';
 import { createApi } from '../../api/create-api.js';
 import type { AgentDefinition } from '../../define/index.js';
 import { createNotifier } from '../../notify/notifier.js';
@@ -77,6 +78,8 @@ export interface StackOptions {
   decisionWaitMs?: number;
   /** Lowers a server limit on a dev server of the stack's own (`limit.historyCount.suggestContinueAsNew`...). */
   dynamicConfig?: Record<string, number>;
+  /** Given to the worker and the API alike, as a service that keeps large tool outputs out of runs does. */
+  contentStore?: ContentStore;
 }
 
 /**
@@ -125,6 +128,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     agents,
     model: { baseUrl: fake.url, apiKey: 'test-key' },
     notifier,
+    contentStore: options.contentStore,
   };
   let worker = await startTestWorker(workerOptions);
   let workerRunning = true;
@@ -139,6 +143,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     defaultModel: 'fake-model',
     decisionWaitMs: options.decisionWaitMs,
     listPollMs: 200,
+    contentStore: options.contentStore,
   });
   server.on('request', app);
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { before, describe, it } from 'node:test';
 import { Worker } from '@temporalio/worker';
@@ -20,6 +21,19 @@ describe('replay of recorded histories', () => {
     // Every scenario of the workflow suite is recorded (scripts/record-histories.ts).
     assert.ok(results.length >= 12, `expected the recorded scenarios, found ${results.length}`);
     for (const result of results) assert.ok(result.ok, `${result.workflowId}: ${String(result.error)}`);
+  });
+
+  it('replays the histories recorded by every earlier release against the current workflow code', async () => {
+    // Frozen at each release by `npm run histories:freeze`; re-recording test/histories/ never
+    // touches them, so a deploy of this code over runs started by a release before is checked here.
+    const releases = readdirSync(new URL('releases/', dir));
+    assert.ok(releases.includes('0.1.0'), `the releases with histories: ${releases.join(', ')}`);
+    for (const release of releases) {
+      const results = await replayHistories(new URL(`releases/${release}/`, dir));
+      assert.ok(results.length >= 12, `${release}: ${results.length} histories`);
+      for (const result of results)
+        assert.ok(result.ok, `${release} ${result.workflowId}: ${String(result.error)}`);
+    }
   });
 
   it('replays the edit/approve race: both decisions taken in one workflow task, one outcome', async () => {

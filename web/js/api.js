@@ -15,12 +15,14 @@ export class ApiError extends Error {
   }
 }
 
+const authorization = () => `Bearer ${token.get()}`;
+
 /** JSON over fetch with the stored bearer token; a non-2xx answer throws an ApiError. */
 export async function api(path, { method = 'GET', body, headers = {} } = {}) {
   const response = await fetch(path, {
     method,
     headers: {
-      authorization: `Bearer ${token.get()}`,
+      authorization: authorization(),
       accept: 'application/json',
       ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...headers,
@@ -30,4 +32,13 @@ export async function api(path, { method = 'GET', body, headers = {} } = {}) {
   const data = response.status === 204 ? null : await response.json().catch(() => null);
   if (!response.ok) throw new ApiError(response.status, data);
   return { status: response.status, data };
+}
+
+/** A GET of a text answer (a stored tool output) with the same token; errors come as JSON, as ApiErrors. */
+export async function apiText(path) {
+  const response = await fetch(path, {
+    headers: { authorization: authorization(), accept: 'text/plain, application/json' },
+  });
+  if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => null));
+  return response.text();
 }

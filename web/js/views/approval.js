@@ -216,7 +216,11 @@ export async function approvalView(ctx, trackingId) {
               'details',
               {},
               h('summary', {}, 'Full transcript'),
-              transcriptView(run.transcript, { highlight: a.toolCallId, approvals: run.approvals }),
+              transcriptView(run.transcript, {
+                runId: a.runId,
+                highlight: a.toolCallId,
+                approvals: run.approvals,
+              }),
             ),
           )
         : null,

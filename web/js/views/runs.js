@@ -174,7 +174,7 @@ export async function runView(ctx, runId) {
         : null,
       controls(run),
       h('h2', {}, 'Conversation'),
-      transcriptView(run.transcript, { approvals: run.approvals }),
+      transcriptView(run.transcript, { runId: run.runId, approvals: run.approvals }),
       h('h2', {}, 'Audit trail'),
       auditView(run.audit),
     ]);

@@ -1,5 +1,6 @@
 import { diffArgs, diffView } from '../args-editor.js';
 import { h, json } from '../dom.js';
+import { storedOutputView } from './stored-output.js';
 
 function args(text) {
   try {
@@ -61,9 +62,10 @@ function editMark(edit) {
 
 /**
  * The run's conversation, as text only: what the user asked, what the model said and called, what
- * tools answered; and, between a call and its result, where a human changed its arguments.
+ * tools answered (an output kept in the content store, on request); and, between a call and its
+ * result, where a human changed its arguments.
  */
-export function transcriptView(messages, { highlight, approvals } = {}) {
+export function transcriptView(messages, { runId, highlight, approvals } = {}) {
   const edits = humanEdits(messages, approvals);
   return h(
     'ol',
@@ -92,7 +94,7 @@ export function transcriptView(messages, { highlight, approvals } = {}) {
           { class: 'msg msg-tool' },
           edits.has(m.tool_call_id) ? editMark(edits.get(m.tool_call_id)) : null,
           h('span', { class: 'role' }, `Tool result (${m.tool_call_id})`),
-          storedOutput(m.content) ?? h('pre', {}, m.content),
+          storedOutput(runId, m) ?? h('pre', {}, m.content),
         );
       }
       if (m.role === 'system') {
@@ -115,21 +117,13 @@ export function modelWords(messages, toolCallId) {
   return turn?.content ?? '';
 }
 
-/**
- * A tool output the worker kept in its content store, outside Temporal's history: the run holds
- * its reference and size; the model read it whole.
- */
-function storedOutput(content) {
-  if (!content.startsWith('{"$countersign":"stored-output"')) return null;
+/** A tool output the worker kept in its content store: the run holds a marker naming it. */
+function storedOutput(runId, message) {
+  if (!message.content.startsWith('{"$countersign":"stored-output"')) return null;
   try {
-    const { ref, bytes } = JSON.parse(content);
-    return h(
-      'p',
-      { class: 'muted stored-output' },
-      `Output of ${Number(bytes).toLocaleString()} bytes, kept in the worker's content store (`,
-      h('code', {}, String(ref)),
-      '); the model read it whole.',
-    );
+    const { ref, bytes } = JSON.parse(message.content);
+    if (typeof ref !== 'string' || typeof bytes !== 'number') return null;
+    return storedOutputView(runId, { ref, bytes }, message.tool_call_id);
   } catch {
     return null;
   }
