@@ -4,6 +4,7 @@ import { whileHeartbeating } from './keep-alive.js';
 import type { ModelCallInput, ModelInput, ModelReply } from '../workflows/activity-types.js';
 import { modelInputQuery } from '../workflows/definitions.js';
 import { storedOutputIn, type ContentStore } from './content-store.js';
+import { queryRun } from '../client/query-run.js';
 
 /**
  * How a worker reaches the model: any OpenAI-compatible endpoint. Only activities read it, so the
@@ -41,9 +42,11 @@ function isPermanent(err: unknown): boolean {
 async function modelInput(input: ModelCallInput): Promise<ModelInput> {
   if (!('transcript' in input)) return input;
   const { workflowId, runId, length } = input.transcript;
-  const read = await Context.current()
-    .client.workflow.getHandle(workflowId, runId)
-    .query(modelInputQuery, length);
+  const read = await queryRun(
+    Context.current().client.workflow.getHandle(workflowId, runId),
+    modelInputQuery,
+    length,
+  );
   // The run answers with what it had when it asked; anything else is a bug worth a retry, not a guess.
   if (read.messages.length !== length) {
     throw new Error(`the run answered ${read.messages.length} messages for a call on ${length}`);

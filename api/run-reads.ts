@@ -5,6 +5,7 @@ import { getFinalState, getRunState } from '../client/index.js';
 import { approvalQuery } from '../workflows/definitions.js';
 import { HttpError } from './errors.js';
 import { pendingFromMemo } from './run-lists.js';
+import { queryRun } from '../client/query-run.js';
 
 function pendingOf(info: Pick<WorkflowExecutionInfo, 'memo' | 'status'>): ApprovalView[] {
   return pendingFromMemo(info.status.name === 'RUNNING', info.memo?.[PENDING_MEMO_KEY]);
@@ -40,7 +41,7 @@ export function readApproval(
     const { status } = await handle.describe();
     const final = status.name !== 'RUNNING' ? await getFinalState(client, runId) : undefined;
     if (final) return final.approvals.find((approval) => approval.trackingId === trackingId) ?? null;
-    return handle.query(approvalQuery, trackingId);
+    return queryRun(handle, approvalQuery, trackingId);
   });
 }
 

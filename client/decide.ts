@@ -3,6 +3,7 @@ import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@tempor
 import { DecisionSignal, parseTrackingId, type DecisionOutcome } from '../protocol/index.js';
 import { approvalQuery, decisionOutcomeQuery, decisionSignal } from '../workflows/definitions.js';
 import { getDecisionOutcome, getFinalState } from './runs.js';
+import { queryRun } from './query-run.js';
 
 /**
  * No run (or no approval in it) answers to this tracking id: thrown by `sendDecision`.
@@ -74,7 +75,7 @@ export async function sendDecision(
 /** A query fails while no worker is up; the signal is safe in the history, so that is "not yet". */
 async function queryOutcome(handle: WorkflowHandle, requestId: string): Promise<DecisionOutcome | null> {
   try {
-    return await handle.query(decisionOutcomeQuery, requestId);
+    return await queryRun(handle, decisionOutcomeQuery, requestId);
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw err;
     return null;
@@ -91,7 +92,7 @@ async function settledOutcome(client: Client, signal: DecisionSignal): Promise<D
     const final = await getFinalState(client, runId);
     approval = final
       ? (final.approvals.find((view) => view.trackingId === signal.trackingId) ?? null)
-      : await client.workflow.getHandle(runId).query(approvalQuery, signal.trackingId);
+      : await queryRun(client.workflow.getHandle(runId), approvalQuery, signal.trackingId);
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new UnknownApprovalError(signal.trackingId);
     throw err;

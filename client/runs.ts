@@ -15,6 +15,7 @@ import {
   resumeSignal,
   stateQuery,
 } from '../workflows/definitions.js';
+import { queryRun } from './query-run.js';
 
 /**
  * The run's whole state (transcript, approvals, events), running or closed. A run that completed
@@ -32,7 +33,7 @@ export async function getRunState(client: Client, runId: string): Promise<RunSta
   const handle = client.workflow.getHandle(runId);
   const { status } = await handle.describe();
   const final = status.name === 'COMPLETED' ? await getFinalState(client, runId) : undefined;
-  return final ?? handle.query(stateQuery);
+  return final ?? queryRun(handle, stateQuery);
 }
 
 /**
@@ -59,7 +60,7 @@ export async function getRunEvents(
   const handle = client.workflow.getHandle(runId);
   const ended = closed ?? (await handle.describe()).status.name !== 'RUNNING';
   const final = ended ? await getFinalState(client, runId) : undefined;
-  return final ? final.events.filter((event) => event.id > after) : handle.query(eventsQuery, after);
+  return final ? final.events.filter((event) => event.id > after) : queryRun(handle, eventsQuery, after);
 }
 
 /**
@@ -112,7 +113,7 @@ export async function getDecisionOutcome(
   const decisions =
     status.name === 'COMPLETED' ? (await getFinalOutput(client, runId))?.decisions : undefined;
   if (decisions) return decisions.find((outcome) => outcome.requestId === requestId) ?? null;
-  return handle.query(decisionOutcomeQuery, requestId);
+  return queryRun(handle, decisionOutcomeQuery, requestId);
 }
 
 /**
