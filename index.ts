@@ -12,6 +12,7 @@ export {
   defineTool,
   defineAgent,
   toAgentSpec,
+  OutcomeUnknownError,
   type ToolDefinition,
   type ToolContext,
   type AgentDefinition,
@@ -52,6 +53,13 @@ export {
   type FindApprover,
 } from './api/create-api.js';
 export { servingGate, type ServingGate, type ServingGateOptions } from './api/serving-gate.js';
+export {
+  aesGcmCodec,
+  ENCRYPTED_ENCODING,
+  ENCRYPTION_KEY_ID,
+  type AesGcmCodecOptions,
+} from './codec/aes-gcm-codec.js';
+export { loadPayloadKeys, PAYLOAD_KEYS_VARIABLE } from './codec/env-keys.js';
 export { createNotifier, type NotifierOptions, type CountersignNotifier } from './notify/notifier.js';
 export { createMailTransport, type MailTransport, type MailMessage } from './notify/transport.js';
 export { loadSigningSecret } from './notify/signing-secret.js';

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { AgentDefinition } from '../define/index.js';
 import type { CountersignActivities } from '../workflows/activity-types.js';
 import { createCallModel, type ModelSettings } from './call-model.js';
@@ -17,6 +18,8 @@ export function createActivities(options: {
   maxToolOutputBytes?: number;
   contentStore?: ContentStore;
   storeToolOutputsOverBytes?: number;
+  /** Named in what a person is shown of an attempt whose outcome is unknown; the SDK's default. */
+  identity?: string;
 }): CountersignActivities {
   return {
     callModel: createCallModel(options.model, options.contentStore),
@@ -25,6 +28,7 @@ export function createActivities(options: {
       maxOutputBytes: options.maxToolOutputBytes,
       store: options.contentStore,
       storeOverBytes: options.storeToolOutputsOverBytes,
+      worker: options.identity ?? `${process.pid}@${hostname()}`,
     }),
   };
 }

@@ -1,9 +1,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { storedOutput, type ContentStore } from './content-store.js';
 import { whileHeartbeating } from './keep-alive.js';
-import type { AgentDefinition, ToolDefinition } from '../define/index.js';
-import type { JsonValue } from '../protocol/index.js';
-import type { ToolRunInput } from '../workflows/activity-types.js';
+import { OutcomeUnknownError, type AgentDefinition, type ToolDefinition } from '../define/index.js';
+import type { JsonValue, UnknownAttempt } from '../protocol/index.js';
+import { OUTCOME_UNKNOWN_FAILURE, type ToolRunInput } from '../workflows/activity-types.js';
 
 /** Under the 2 MB a Temporal cluster takes in one payload by default, with room for the rest. */
 export const DEFAULT_MAX_TOOL_OUTPUT_BYTES = 1_500_000;
@@ -18,7 +18,15 @@ export interface ToolOutputLimits {
   store?: ContentStore;
   /** With a store, outputs over this many bytes go to it. */
   storeOverBytes?: number;
+  /** This worker's identity, shown with an attempt whose outcome is unknown. */
+  worker?: string;
 }
+
+/** A tool that reports a step sooner says when it started with that step, in one heartbeat. */
+const FIRST_BEAT_MS = 500;
+
+/** A step as long as anyone reads in the inbox. */
+const MAX_STEP_CHARS = 500;
 
 /**
  * Runs one approved (or auto) tool call. The idempotency key is the same for every attempt of the
@@ -45,16 +53,50 @@ export function createRunTool(agents: AgentDefinition[], limits: ToolOutputLimit
       );
     }
     const context = Context.current();
-    const output = await whileHeartbeating(() =>
-      tool.execute(parsed.data, {
-        runId: input.runId,
-        toolCallId: input.toolCallId,
-        idempotencyKey: `${input.runId}/${input.toolCallId}`,
-        trackingId: input.trackingId,
-        approvedBy: input.approvedBy,
-        signal: context.cancellationSignal,
-      }),
-    );
+    const started: Omit<UnknownAttempt, 'reason'> = {
+      attempt: context.info.attempt,
+      startedAt: new Date().toISOString(),
+      ...(limits.worker ? { worker: limits.worker } : {}),
+    };
+    let progress: UnknownAttempt['progress'];
+    const attempt = () => ({ ...started, ...(progress ? { progress } : {}) });
+    // Whenever this worker dies, the server should hold when and where the attempt began. The SDK
+    // sends the first heartbeat at once and throttles the rest (to 0.8 of the heartbeat timeout),
+    // so a step reported early goes first and carries the start with it.
+    const first = tool.idempotent ? undefined : setTimeout(() => context.heartbeat(attempt()), FIRST_BEAT_MS);
+    let output: JsonValue;
+    try {
+      output = await whileHeartbeating(
+        () =>
+          tool.execute(parsed.data, {
+            runId: input.runId,
+            toolCallId: input.toolCallId,
+            idempotencyKey: `${input.runId}/${input.toolCallId}`,
+            trackingId: input.trackingId,
+            approvedBy: input.approvedBy,
+            signal: context.cancellationSignal,
+            progress(step) {
+              progress = { step: String(step).slice(0, MAX_STEP_CHARS), at: new Date().toISOString() };
+              clearTimeout(first);
+              context.heartbeat(attempt());
+            },
+          }),
+        attempt,
+      );
+    } catch (err) {
+      // Cut off (a timeout, the worker shutting down) or unsure itself: nobody knows what it did.
+      if (!tool.idempotent && (err instanceof OutcomeUnknownError || context.cancellationSignal.aborted)) {
+        throw ApplicationFailure.create({
+          type: OUTCOME_UNKNOWN_FAILURE,
+          message: err instanceof Error ? err.message : String(err),
+          nonRetryable: true,
+          details: [attempt()],
+        });
+      }
+      throw err;
+    } finally {
+      clearTimeout(first);
+    }
     // The text the model will read, as the workflow writes it (tool-messages.ts).
     const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? '');
     const bytes = Buffer.byteLength(text);

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import type { Request } from 'express';
 import type { ContentStore } from '../activities/content-store.js';
 import type { AgentDefinition } from '../define/index.js';
@@ -110,6 +111,51 @@ export interface CountersignApiOptions {
    * ```
    */
   contentStore?: ContentStore;
+  /**
+   * The payload codec your workers encrypt with (`aesGcmCodec`), for the codec endpoint only
+   * (`POST /api/codec/decode` and `/encode`, the remote codec protocol the Temporal Web UI and the
+   * `temporal` CLI speak). The API reads runs through `client`, so create that client with the same
+   * codec (`dataConverter: { payloadCodecs: [payloadCodec] }`): given a codec and a client without
+   * any, the API refuses to start. Without it the codec endpoint answers 404 `no_payload_codec`.
+   *
+   * @example
+   * ```ts
+   * import { Client } from '@temporalio/client';
+   * import { aesGcmCodec, countersignRouter, loadPayloadKeys } from 'countersign';
+   *
+   * const payloadCodec = aesGcmCodec(loadPayloadKeys(process.env)!);
+   * const client = new Client({ connection, dataConverter: { payloadCodecs: [payloadCodec] } });
+   * app.use(
+   *   '/approvals',
+   *   countersignRouter({ client, payloadCodec, agents, approvers, signingSecret, publicUrl }),
+   * );
+   * ```
+   */
+  payloadCodec?: PayloadCodec;
+  /**
+   * Browser origins allowed to call the codec endpoint (CORS, with credentials): the Temporal Web
+   * UI's, such as `https://temporal.example.com` (scheme, host and port, no path; no `*`). A
+   * preflight from any other origin is a 403. The CLI needs none.
+   *
+   * @example
+   * ```ts
+   * const options: Partial<CountersignApiOptions> = {
+   *   codecCorsOrigins: ['https://temporal.example.com', 'http://localhost:8233'],
+   * };
+   * ```
+   */
+  codecCorsOrigins?: string[];
+  /**
+   * The roles whose holders may use the codec endpoint: `['admin']` by default. A codec request
+   * names no run, and whoever decodes through it can read any run's payloads the Temporal Web UI
+   * shows them, so by default only those who may read every run may.
+   *
+   * @example
+   * ```ts
+   * const options: Partial<CountersignApiOptions> = { codecRoles: ['admin', 'sre'] };
+   * ```
+   */
+  codecRoles?: string[];
 }
 
 /** The options with every default filled in: what the routes read. */
@@ -128,6 +174,10 @@ export function resolveApiOptions(
 ): ApiOptions {
   if (!options.authenticate && !options.approvers)
     throw new TypeError('countersign: give the API `authenticate` (your own auth) or `approvers` (tokens)');
+  if (options.payloadCodec && options.client.options.loadedDataConverter.payloadCodecs.length === 0)
+    throw new TypeError(
+      'countersign: the API was given a payloadCodec, and its client none: create the client with dataConverter: { payloadCodecs: [payloadCodec] } so it reads encrypted runs',
+    );
   const approvers = options.approvers ?? [];
   return {
     ...options,

@@ -10,6 +10,7 @@ import { openApiDocument } from './openapi.js';
 import { requireJsonBody } from './require-json.js';
 import { agentsRouter } from './routes/agents.js';
 import { approvalsRouter } from './routes/approvals.js';
+import { codecRouter } from './routes/codec.js';
 import { linksRouter } from './routes/links.js';
 import { runsRouter } from './routes/runs.js';
 import type { Me } from './schemas.js';
@@ -56,6 +57,9 @@ export function countersignRouter(options: CountersignApiOptions): Router {
   router.get('/api/openapi.json', (_req, res) => {
     res.json(openapi);
   });
+
+  // Before the rest of the API: its own CORS, body limit and roles (the Temporal Web UI calls it).
+  router.use('/api/codec', codecRouter(resolved));
 
   const api = Router();
   api.use(express.json({ limit: '256kb', strict: true }));

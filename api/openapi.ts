@@ -23,6 +23,7 @@ import {
   ApprovalList,
   ApprovalListQuery,
   CancelAccepted,
+  CodecPayloads,
   RunControlAccepted,
   RunControlBody,
   DecisionApplied,
@@ -62,6 +63,7 @@ const COMPONENTS = {
   AgentSpec,
   AgentList,
   Me,
+  CodecPayloads,
   Error: ErrorBody,
 } satisfies Record<string, z.ZodType>;
 
@@ -143,6 +145,36 @@ const common = {
     'Temporal is unavailable or busy (a restart, throttling); retry after the Retry-After seconds.',
   ),
 };
+
+/** POST /api/codec/encode and /decode: the remote codec protocol, one direction each. */
+const codec = (summary: string, answer: string, refused: string) => ({
+  post: {
+    summary,
+    description:
+      "The remote codec protocol of the Temporal Web UI and the `temporal` CLI (`--codec-endpoint <publicUrl>/api/codec`; `<publicUrl>/api/codec/{namespace}` works too). Bytes are base64, as proto3 JSON writes them. For the codec roles (`codecRoles`, `admin` by default). Browsers from `codecCorsOrigins` may call it with credentials; their preflight (`OPTIONS`) is answered 204, any other origin's 403 (`origin_not_allowed`).",
+    parameters: [
+      {
+        name: 'X-Namespace',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: "The namespace the payloads are from; another than the API's is a 404.",
+      },
+    ],
+    requestBody: { required: true, content: { 'application/json': { schema: ref('CodecPayloads') } } },
+    responses: {
+      '200': json('CodecPayloads', answer),
+      '400': error(refused),
+      '403': error('The caller holds none of the codec roles (`role_not_allowed`).'),
+      '404': error(
+        'The API was given no payloadCodec (`no_payload_codec`), or the payloads are of another namespace.',
+      ),
+      '413': error('The body is over 8 MB.'),
+      '415': notJson,
+      ...common,
+    },
+  },
+});
 
 /** POST /pause and /resume: the same shape, another verb. */
 const runControl = (summary: string, accepted: string, conflict: string) => ({
@@ -364,6 +396,16 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           responses: { '200': json('AgentList', 'Agents.'), ...common },
         },
       },
+      '/api/codec/decode': codec(
+        "Decrypt payloads with the API's payload codec (payloads it did not encrypt come back as sent)",
+        'The payloads, decoded.',
+        'Invalid body, or a payload the codec refuses (`decode_failed`: a key it does not hold, altered data).',
+      ),
+      '/api/codec/encode': codec(
+        "Encrypt payloads with the API's payload codec, with its current key",
+        'The payloads, encoded.',
+        'Invalid body, or a payload the codec refuses (`encode_failed`).',
+      ),
       '/api/me': {
         get: {
           summary: 'The approver this token names',

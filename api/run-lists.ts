@@ -64,21 +64,24 @@ export async function listPage(
     nextPageToken: pageToken ? openPageToken(signingSecret, query, pageToken) : undefined,
   });
   const decode = payloadDecoder(client);
-  const runs = (page.executions ?? []).map((info) => {
-    const attributes = info.searchAttributes?.indexedFields ?? {};
-    const runStatus = runStatusOf(info.status, decode(attributes[SEARCH_ATTRIBUTES.status.name]));
-    const pending = pendingFromMemo(info.status === RUNNING, decode(info.memo?.fields?.[PENDING_MEMO_KEY]));
-    const agent = decode(attributes[SEARCH_ATTRIBUTES.agent.name]);
-    const summary: RunSummary = {
-      runId: info.execution?.workflowId ?? '',
-      agent: typeof agent === 'string' ? agent : '',
-      status: runStatus,
-      pending: pending.length,
-      startedAt: new Date(info.startTime ? timestampMs(info.startTime) : 0).toISOString(),
-      ...(info.closeTime ? { closedAt: new Date(timestampMs(info.closeTime)).toISOString() } : {}),
-    };
-    return { summary, pending };
-  });
+  const runs = await Promise.all(
+    (page.executions ?? []).map(async (info) => {
+      const attributes = info.searchAttributes?.indexedFields ?? {};
+      const runStatus = runStatusOf(info.status, decode(attributes[SEARCH_ATTRIBUTES.status.name]));
+      const memo = await decodeMemo(client, info.memo?.fields?.[PENDING_MEMO_KEY]);
+      const pending = pendingFromMemo(info.status === RUNNING, memo);
+      const agent = decode(attributes[SEARCH_ATTRIBUTES.agent.name]);
+      const summary: RunSummary = {
+        runId: info.execution?.workflowId ?? '',
+        agent: typeof agent === 'string' ? agent : '',
+        status: runStatus,
+        pending: pending.length,
+        startedAt: new Date(info.startTime ? timestampMs(info.startTime) : 0).toISOString(),
+        ...(info.closeTime ? { closedAt: new Date(timestampMs(info.closeTime)).toISOString() } : {}),
+      };
+      return { summary, pending };
+    }),
+  );
   const next = page.nextPageToken?.length
     ? sealPageToken(signingSecret, query, page.nextPageToken)
     : undefined;
@@ -86,6 +89,19 @@ export async function listPage(
 }
 
 type Payload = proto.temporal.api.common.v1.IPayload;
+
+/**
+ * A memo value, through the client's payload codecs (a memo is encrypted when the workers encrypt
+ * payloads; search attributes never are, so they take `payloadDecoder`).
+ */
+async function decodeMemo(client: Client, payload: Payload | null | undefined): Promise<unknown> {
+  if (!payload) return undefined;
+  const { payloadConverter, payloadCodecs } = client.options.loadedDataConverter;
+  let decoded = [payload];
+  // Codecs decode in the reverse of the order they encode in.
+  for (const codec of [...payloadCodecs].reverse()) decoded = await codec.decode(decoded);
+  return payloadConverter.fromPayload(decoded[0]!);
+}
 
 function payloadDecoder(client: Client): (payload: Payload | null | undefined) => unknown {
   const { payloadConverter } = client.options.loadedDataConverter;

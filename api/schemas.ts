@@ -100,9 +100,30 @@ export const AUDIT_EVENTS = new Set<RunEvent['type']>([
   'decision.refused',
   'approval.escalated',
   'approval.settled',
+  'tool.unknown',
   'run.paused',
   'run.resumed',
   'run.cancelled',
 ]);
 
 export const DECIDED = new Set<ApprovalStatus>(ApprovalStatus.options.filter((s) => s !== 'pending'));
+
+/** Bytes as proto3 JSON writes them: base64, standard or URL-safe, padding optional. */
+const Base64Bytes = z
+  .string()
+  .regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'base64')
+  .describe('Bytes, base64.');
+/**
+ * Temporal's `Payloads` message as proto3 JSON, the body of the remote codec protocol (the Temporal
+ * Web UI's and CLI's codec requests, and the answers). Fields other than `metadata` and `data` are
+ * dropped.
+ */
+export const CodecPayloads = z.object({
+  payloads: z.array(
+    z.object({
+      metadata: z.record(z.string(), Base64Bytes).optional(),
+      data: Base64Bytes.optional(),
+    }),
+  ),
+});
+export type CodecPayloads = z.output<typeof CodecPayloads>;

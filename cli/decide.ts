@@ -44,12 +44,24 @@ export async function submitDecision(
   return answer;
 }
 
-export function describeOutcome(trackingId: string, result: DecisionOutcome | Answer): string {
+/** What a settled outcome approval now says of the call, after its status. */
+const OUTCOME_SETTLED: Partial<Record<DecisionOutcome['status'], string>> = {
+  approved: 'it did not happen: the tool runs again',
+  rejected: 'it failed',
+  responded: 'it happened: the model gets your result',
+};
+
+export function describeOutcome(
+  trackingId: string,
+  result: DecisionOutcome | Answer,
+  kind?: ApprovalView['kind'],
+): string {
   if ('accepted' in result) {
     const quorum =
       result.requiredApprovals > 1 ? ` (${result.approvals}/${result.requiredApprovals} approvals)` : '';
     const revision = result.revision !== undefined ? ` on revision ${result.revision}` : '';
-    return `${trackingId}: ${result.status}${quorum}${revision}`;
+    const meaning = kind === 'outcome' && result.accepted ? OUTCOME_SETTLED[result.status] : undefined;
+    return `${trackingId}: ${result.status}${quorum}${revision}${meaning ? ` (${meaning})` : ''}`;
   }
   return `${trackingId}: decision submitted; the run has not taken it yet (poll ${result.location ?? 'the approval'}).`;
 }
@@ -108,11 +120,12 @@ export function editChanges(approval: ApprovalView, decision: Decision): string[
 }
 
 /**
- * The JSON Schema a `respond` answer must meet: a question's own (the approval's `schema`), or
- * for a call or a result the tool's result schema, which the agent's spec carries (none: any JSON).
+ * The JSON Schema a `respond` answer must meet: a question's own, or an unknown outcome's (the
+ * tool's result schema: the approval's `schema`), or for a call or a result the tool's result
+ * schema, which the agent's spec carries (none: any JSON).
  */
 export async function answerSchema(api: Api, approval: ApprovalView): Promise<JsonSchema> {
-  if (approval.kind === 'question') return approval.schema;
+  if (approval.kind === 'question' || approval.kind === 'outcome') return approval.schema;
   const { agents } = await api.get<{ agents: AgentSpec[] }>('/api/agents');
   const tool = agents.find((a) => a.name === approval.agent)?.tools.find((t) => t.name === approval.tool);
   return tool?.resultSchema ?? {};

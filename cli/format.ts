@@ -5,7 +5,9 @@ import {
   type RunEvent,
   type RunSummary,
   type TranscriptMessage,
+  type UnknownAttempt,
 } from '../protocol/index.js';
+import { decisionList } from './decision-labels.js';
 
 /** Human-readable output; `--json` prints the API's answers as they are instead. */
 
@@ -42,16 +44,33 @@ export function runsTable(runs: RunSummary[]): string {
   ]);
 }
 
+/** What an approval asks, in a word or two: an outcome approval must stand out from a call's. */
+export const KIND_LABEL: Record<ApprovalView['kind'], string> = {
+  call: 'call',
+  plan: 'plan',
+  result: 'result review',
+  question: 'question',
+  outcome: 'outcome unknown',
+};
+
 type ApprovalLine = Pick<
   ApprovalView,
-  'trackingId' | 'agent' | 'tool' | 'status' | 'description' | 'deadline'
+  'trackingId' | 'agent' | 'tool' | 'status' | 'kind' | 'description' | 'deadline'
 >;
 
 export function approvalsTable(approvals: ApprovalLine[]): string {
   if (approvals.length === 0) return 'No approvals.';
   return table([
-    ['TRACKING ID', 'AGENT', 'TOOL', 'STATUS', 'DEADLINE', 'WHAT'],
-    ...approvals.map((a) => [a.trackingId, a.agent, a.tool, a.status, a.deadline, a.description]),
+    ['TRACKING ID', 'AGENT', 'TOOL', 'STATUS', 'KIND', 'DEADLINE', 'WHAT'],
+    ...approvals.map((a) => [
+      a.trackingId,
+      a.agent,
+      a.tool,
+      a.status,
+      KIND_LABEL[a.kind] ?? a.kind,
+      a.deadline,
+      a.description,
+    ]),
   ]);
 }
 
@@ -74,6 +93,14 @@ export function transcriptLines(transcript: TranscriptMessage[]): string[] {
   return lines;
 }
 
+/** The attempt a `tool.unknown` event records, if its data is one. */
+function unknownOf(data: unknown): { attempt: number; reason: string } | undefined {
+  const d = data as Partial<UnknownAttempt> | null | undefined;
+  return typeof d?.attempt === 'number' && typeof d.reason === 'string'
+    ? { attempt: d.attempt, reason: d.reason }
+    : undefined;
+}
+
 export function eventLine(e: RunEvent): string {
   const parts = [e.at, e.type];
   if (e.trackingId) parts.push(e.trackingId);
@@ -83,6 +110,8 @@ export function eventLine(e: RunEvent): string {
   if (e.actor) parts.push(`by ${e.actor}${e.channel ? ` via ${e.channel}` : ''}`);
   if (e.code) parts.push(`[${e.code}]`);
   if (e.reason) parts.push(`(${e.reason})`);
+  const unknown = e.type === 'tool.unknown' ? unknownOf(e.data) : undefined;
+  if (unknown) parts.push(`(attempt ${unknown.attempt}: ${unknown.reason})`);
   if (e.message) parts.push(`"${e.message}"`);
   if (e.diff && e.diff.length > 0) {
     parts.push(
@@ -126,6 +155,25 @@ export function runDetail(run: RunDetail): string {
   return lines.join('\n');
 }
 
+const OUTCOME_WHY = [
+  'Its attempt ended without the tool saying how. It runs again only if someone says it did not',
+  'happen; with no answer by the deadline, it failed.',
+];
+
+/** What is known of an attempt whose outcome is unknown; the step and reason are the tool's text. */
+function attemptLines(attempt: UnknownAttempt | undefined): string[] {
+  if (!attempt) return ['  attempt: nothing is known of it'];
+  const where = [
+    attempt.startedAt ? ` started ${attempt.startedAt}` : '',
+    attempt.worker ? ` on ${attempt.worker}` : '',
+  ].join('');
+  return [
+    line(`  attempt ${attempt.attempt}:${where || ' (start not recorded)'}`),
+    `  last step: ${attempt.progress ? `${line(attempt.progress.step)} (at ${line(attempt.progress.at)})` : 'none reported'}`,
+    `  why unknown: ${line(attempt.reason)}`,
+  ];
+}
+
 /** One approval with the context a person needs to decide it. */
 export function approvalCard(
   a: ApprovalView,
@@ -134,9 +182,10 @@ export function approvalCard(
   // One line per field: a field's own line breaks show as \n, so it cannot forge the lines after
   // it (the arguments the approver is about to approve).
   const lines = [
-    line(`Approval ${a.trackingId}  (${a.kind}, run ${a.runId}, agent ${a.agent})`),
+    line(`Approval ${a.trackingId}  (${KIND_LABEL[a.kind] ?? a.kind}, run ${a.runId}, agent ${a.agent})`),
     `  ${line(a.description)}`,
   ];
+  if (a.kind === 'outcome') lines.push(...OUTCOME_WHY.map((why) => `  ${why}`));
   if (run) {
     lines.push(`  request: ${line(run.input)}`);
     const said = [...run.transcript].reverse().find((m) => m.role === 'assistant' && m.content);
@@ -148,14 +197,18 @@ export function approvalCard(
       '  plan:',
       ...a.plan.map((s, i) => `    ${i + 1}. ${line(s.tool)} ${line(JSON.stringify(s.args))}`),
     );
+  else if (a.kind === 'outcome')
+    lines.push(
+      `  ${line(a.tool)} arguments it ran with:`,
+      indent(block(JSON.stringify(a.args, null, 2))),
+      ...attemptLines(a.attempt),
+    );
   else if (a.kind !== 'question')
     lines.push(`  ${line(a.tool)} arguments:`, indent(block(JSON.stringify(a.args, null, 2))));
   if (a.result !== undefined)
     lines.push('  result for review:', indent(block(JSON.stringify(a.result, null, 2))));
   if (a.editableFields) lines.push(`  editable: ${line(a.editableFields.join(', '))}`);
-  lines.push(
-    line(`  revision ${a.revision}; decisions: ${a.allowedDecisions.join(', ')}; deadline ${a.deadline}`),
-  );
+  lines.push(line(`  revision ${a.revision}; decisions: ${decisionList(a)}; deadline ${a.deadline}`));
   lines.push('  needs:', ...requirementLines(a).map((need) => `    ${line(need)}`));
   if (a.approvals.length > 0)
     lines.push(`  approved so far by: ${line(a.approvals.map((s) => s.approver).join(', '))}`);

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { ApprovalView, Decision, RunSummary } from '../protocol/index.js';
+import type { ApprovalView, Decision, RunSummary, TranscriptMessage } from '../protocol/index.js';
 import {
   answerSchema,
   answerValue,
@@ -8,7 +8,14 @@ import {
   parseJsonOption,
   submitDecision,
 } from './decide.js';
-import { approvalsTable, runDetail, runsTable, terminalText, type RunDetail } from './format.js';
+import {
+  approvalCard,
+  approvalsTable,
+  runDetail,
+  runsTable,
+  terminalText,
+  type RunDetail,
+} from './format.js';
 import { queryString, readApprovals } from './approval-list.js';
 import { historiesCommand } from './histories.js';
 import { Api, CliError, DEFAULT_URL, resolveToken, resolveUrl } from './http.js';
@@ -64,15 +71,20 @@ export function buildProgram(): Command {
   const decide = async (command: Command, trackingId: string, decision: Decision, shown?: ApprovalView) => {
     const { api: client, json } = api(command);
     const given = command.optsWithGlobals<{ revision?: string }>().revision;
-    const revision =
-      given !== undefined
-        ? Number(given)
-        : (shown ?? (await client.get<ApprovalView>(`/api/approvals/${encodeURIComponent(trackingId)}`)))
-            .revision;
+    const current =
+      shown ??
+      (given === undefined
+        ? await client.get<ApprovalView>(`/api/approvals/${encodeURIComponent(trackingId)}`)
+        : undefined);
+    const revision = given !== undefined ? Number(given) : current!.revision;
     if (!Number.isInteger(revision) || revision < 1)
       throw new CliError('--revision must be a positive integer');
     const outcome = await submitDecision(client, trackingId, decision, revision);
-    print(json ? JSON.stringify(outcome, null, 2) : terminalText(describeOutcome(trackingId, outcome)));
+    print(
+      json
+        ? JSON.stringify(outcome, null, 2)
+        : terminalText(describeOutcome(trackingId, outcome, current?.kind)),
+    );
   };
 
   const runs = program.command('runs').description('start, list and inspect runs');
@@ -170,9 +182,29 @@ export function buildProgram(): Command {
       });
   }
 
-  program
-    .command('approvals')
-    .description('list approvals')
+  const approvals = program.command('approvals').description('list and show approvals');
+  approvals
+    .command('show')
+    .description(
+      'show one approval with its context: arguments, who must decide, revision; for an unknown outcome, the attempt and what each answer means',
+    )
+    .argument('<trackingId>')
+    .action(async (trackingId: string, _options: unknown, command: Command) => {
+      const { api: client, json } = api(command);
+      const approval = await client.get<ApprovalView>(`/api/approvals/${encodeURIComponent(trackingId)}`);
+      if (json) {
+        print(JSON.stringify(approval, null, 2));
+        return;
+      }
+      const run = await client
+        .get<{
+          input: string;
+          transcript: TranscriptMessage[];
+        }>(`/api/runs/${encodeURIComponent(approval.runId)}`)
+        .catch(() => undefined);
+      print(`${approvalCard(approval, run)}\n  status: ${terminalText(approval.status)}`);
+    });
+  approvals
     .command('list')
     .description('list approvals (pending by default)')
     .option('--status <status>', 'pending, decided or all', 'pending')
@@ -196,7 +228,9 @@ export function buildProgram(): Command {
 
   program
     .command('approve')
-    .description('approve a pending call')
+    .description(
+      'approve a pending call; for an unknown outcome (kind outcome): it did not happen, run it again',
+    )
     .argument('<trackingId>')
     .option('--message <text>', 'a note for the audit trail')
     .action((trackingId: string, options: { message?: string }, command: Command) =>
@@ -207,9 +241,14 @@ export function buildProgram(): Command {
     );
   program
     .command('reject')
-    .description('refuse a pending call; the agent is told why and will not retry it')
+    .description(
+      'refuse a pending call; the agent is told why and will not retry it. For an unknown outcome: it failed',
+    )
     .argument('<trackingId>')
-    .option('--message <text>', 'why, in words the agent and the audit trail will read')
+    .option(
+      '--message <text>',
+      'why (or what you know of how it failed), in words the agent and the audit trail will read',
+    )
     .action((trackingId: string, options: { message?: string }, command: Command) =>
       decide(command, trackingId, {
         type: 'reject',
@@ -234,11 +273,13 @@ export function buildProgram(): Command {
     });
   program
     .command('respond')
-    .description("answer in the tool's place (or answer an ask_human question)")
+    .description(
+      "answer in the tool's place (or answer an ask_human question); for an unknown outcome: it happened, and this was its result",
+    )
     .argument('<trackingId>')
     .requiredOption(
       '--result <answer>',
-      'the answer: plain text where the answer is a string (sam@example.com), else JSON (\'{"ok": true}\')',
+      'the answer (for an outcome, the result the tool would have returned): plain text where it is a string (sam@example.com), else JSON (\'{"ok": true}\')',
     )
     .option('--message <text>', 'a note for the audit trail')
     .action(async (trackingId: string, options: { result: string; message?: string }, command: Command) => {

@@ -16,6 +16,7 @@ import {
 } from './decide.js';
 import { readApprovals } from './approval-list.js';
 import { approvalCard, terminalText } from './format.js';
+import { KEYS, menuLabel } from './decision-labels.js';
 import { CliError, type Api } from './http.js';
 import { followEvents } from './sse.js';
 
@@ -24,14 +25,6 @@ export interface WatchOptions {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
 }
-
-const KEYS: Record<DecisionType, string> = { approve: 'a', edit: 'e', reject: 'r', respond: 's' };
-const LABELS: Record<DecisionType, string> = {
-  approve: '[a]pprove',
-  edit: '[e]dit',
-  reject: '[r]eject',
-  respond: 're[s]pond',
-};
 
 /** Allowance for the API's clock being behind this machine's. */
 const CLOCK_SKEW_MS = 30_000;
@@ -297,7 +290,7 @@ async function decideShown(
   const signal = shown.changed.signal;
   out();
   out(approvalCard(approval, run));
-  const choices = approval.allowedDecisions.map((d) => LABELS[d]).join(' / ');
+  const choices = approval.allowedDecisions.map((d) => menuLabel(approval.kind, d)).join(' / ');
   for (;;) {
     const answer = await prompt.ask(`Decide: ${choices} / [k] skip / [q]uit > `, signal);
     if (answer === INTERRUPTED) return 'again';
@@ -317,7 +310,7 @@ async function decideShown(
     shown.sending = true;
     try {
       const outcome = await submitDecision(api, approval.trackingId, decision, approval.revision);
-      out(terminalText(describeOutcome(approval.trackingId, outcome)));
+      out(terminalText(describeOutcome(approval.trackingId, outcome, approval.kind)));
       return 'done';
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
@@ -347,8 +340,14 @@ async function buildDecision(
   signal: AbortSignal,
 ): Promise<Decision | undefined | null | typeof INTERRUPTED> {
   if (type === 'approve') return { type };
+  const outcome = approval.kind === 'outcome';
   if (type === 'reject') {
-    const message = await prompt.ask('Reason (sent to the agent; empty for none) > ', signal);
+    const message = await prompt.ask(
+      outcome
+        ? 'Reason it failed, or what you know of it (sent to the agent; empty for none) > '
+        : 'Reason (sent to the agent; empty for none) > ',
+      signal,
+    );
     if (message === null || message === INTERRUPTED) return message;
     return { type, ...(message.trim() ? { message: message.trim() } : {}) };
   }
@@ -390,9 +389,18 @@ async function buildDecision(
       return undefined;
     }
   }
-  const text = await prompt.ask('Answer (plain text, or JSON) > ', signal);
-  if (text === null || text === INTERRUPTED) return text;
   const schema: JsonSchema = await answerSchema(api, approval).catch(() => ({}));
+  // "It happened" stands in for the tool's own result: say what that result looks like.
+  if (outcome) {
+    const shape = Object.fromEntries(Object.entries(schema).filter(([key]) => key !== '$schema'));
+    out(`Its result, as ${approval.tool} would have returned it: ${JSON.stringify(shape)}`);
+  }
+  const text = await prompt.ask(
+    outcome ? 'Result (JSON, or plain text; empty to go back) > ' : 'Answer (plain text, or JSON) > ',
+    signal,
+  );
+  if (text === null || text === INTERRUPTED) return text;
+  if (outcome && !text.trim()) return undefined;
   try {
     return { type: 'respond', result: answerValue(text.trim(), schema, 'the answer') };
   } catch (error) {

@@ -25,6 +25,12 @@ export interface ToolContext {
   approvedBy: string[];
   /** Aborted when the run is cancelled or the activity times out. */
   signal: AbortSignal;
+  /**
+   * Reports how far this attempt has come ("request sent", "row 400 of 1000"). Should the attempt
+   * end without saying how (the worker dies), the person asked about its outcome sees the last
+   * step that reached the server.
+   */
+  progress(step: string): void;
 }
 
 /**
@@ -53,6 +59,10 @@ export interface ToolDefinition<Args extends z.ZodObject = z.ZodObject> {
   /** Schema of a human-supplied result (`respond`), when a human may answer in the tool's place. */
   result?: z.ZodType;
   safe: boolean;
+  /** Another attempt of a call is safe; see `defineTool`'s `idempotent`. */
+  idempotent: boolean;
+  /** Attempts of a call that fails in a known way; 3 when absent. */
+  maxAttempts?: number;
   approval?: ApprovalPolicy;
   execute: (args: z.output<Args>, context: ToolContext) => Promise<JsonValue>;
 }
@@ -62,6 +72,17 @@ type ToolOptions<Args extends z.ZodObject> = {
   description: string;
   parameters: Args;
   result?: z.ZodType;
+  /**
+   * Whether another attempt of a call is safe: true when the tool dedupes on
+   * `context.idempotencyKey` (a payment API that takes one) or has no lasting effect. Then an
+   * attempt cut off (its worker died, its time ran out) is simply run again. When false, such an
+   * attempt's outcome is unknown and a person says what happened; it is never repeated without
+   * one. Default: true for a `safe` tool, false for any other, since a blind retry of an SSH
+   * command or an email send does twice what a person approved once.
+   */
+  idempotent?: boolean;
+  /** Attempts of a call that fails in a known way (its `execute` throws): 1 to 10, 3 by default. */
+  maxAttempts?: number;
   execute: (args: z.output<Args>, context: ToolContext) => Promise<JsonValue>;
 } & ({ safe: true; approval?: never } | { safe?: false; approval?: ApprovalPolicyInput });
 
@@ -93,6 +114,10 @@ export function defineTool<Args extends z.ZodObject>(options: ToolOptions<Args>)
     parameters: options.parameters,
     result: options.result,
     safe: options.safe === true,
+    idempotent: options.idempotent ?? options.safe === true,
+    ...(options.maxAttempts !== undefined
+      ? { maxAttempts: attemptsOf(options.name, options.maxAttempts) }
+      : {}),
     approval: options.approval ? ApprovalPolicy.parse(options.approval) : undefined,
     execute: options.execute,
   };
@@ -106,6 +131,14 @@ export function toToolSpec(tool: ToolDefinition): ToolSpec {
     parameters: z.toJSONSchema(tool.parameters, { io: 'input' }),
     resultSchema: tool.result ? z.toJSONSchema(tool.result, { io: 'input' }) : undefined,
     safe: tool.safe,
+    idempotent: tool.idempotent,
+    maxAttempts: tool.maxAttempts,
     approval: tool.approval,
   });
+}
+
+function attemptsOf(tool: string, attempts: number): number {
+  if (!Number.isInteger(attempts) || attempts < 1 || attempts > 10)
+    throw new Error(`tool ${tool}: maxAttempts must be a whole number from 1 to 10, not ${attempts}`);
+  return attempts;
 }

@@ -5,6 +5,7 @@ import {
   type ApproverIdentity,
 } from '../protocol/index.js';
 import { escapeHtml } from './html.js';
+import { OUTCOME_ANSWER, OUTCOME_DEADLINE, OUTCOME_WHY, attemptFacts } from './outcome-wording.js';
 
 export interface EmailLinks {
   approve?: string;
@@ -34,6 +35,11 @@ function proposal(approval: ApprovalView): { label: string; body: string }[] {
   if (approval.plan) {
     const steps = approval.plan.map((step, i) => `${i + 1}. ${shown(step.tool)} ${shownJson(step.args)}`);
     parts.push({ label: 'Plan', body: steps.join('\n') });
+  } else if (approval.kind === 'outcome') {
+    parts.push({ label: 'Arguments it ran with', body: shownJson(approval.args) });
+    // One fact a line: the step and the reason come from the tool, so their own breaks are marked.
+    const facts = attemptFacts(approval.attempt).map(([k, v]) => `${k}: ${shown(v)}`);
+    parts.push({ label: 'The attempt', body: facts.join('\n') });
   } else if (approval.kind !== 'question') {
     parts.push({ label: 'Arguments', body: shownJson(approval.args) });
   }
@@ -47,7 +53,37 @@ const KIND_TITLE: Record<ApprovalView['kind'], string> = {
   plan: 'proposes a plan starting with',
   result: 'wants you to review the result of',
   question: 'asks you a question through',
+  outcome: 'does not know whether this call happened:',
 };
+
+interface Link {
+  label: string;
+  href: string;
+  colour: string;
+}
+
+/**
+ * The links, in the words of the approval's kind. An outcome's "it happened" needs its result,
+ * which no link can carry: that answer is given in the inbox.
+ */
+function linksOf(approval: ApprovalView, links: EmailLinks): Link[] {
+  const outcome = approval.kind === 'outcome';
+  const list: Link[] = [];
+  if (links.approve)
+    list.push({
+      label: outcome ? OUTCOME_ANSWER.approve : 'Approve',
+      href: links.approve,
+      colour: '#1a7f37',
+    });
+  if (links.reject)
+    list.push({ label: outcome ? OUTCOME_ANSWER.reject : 'Reject', href: links.reject, colour: '#b42318' });
+  list.push({
+    label: outcome ? `${OUTCOME_ANSWER.respond}: answer in the inbox with its result` : 'Open in the inbox',
+    href: links.inbox,
+    colour: '#444',
+  });
+  return list;
+}
 
 /** One message per approver: its links are signed for that approver alone. */
 export function renderApprovalEmail(
@@ -55,6 +91,7 @@ export function renderApprovalEmail(
   approver: ApproverIdentity,
   links: EmailLinks,
 ): RenderedEmail {
+  const outcome = approval.kind === 'outcome';
   const headline = shown(`Agent ${approval.agent} ${KIND_TITLE[approval.kind]} ${approval.tool}`);
   const subject = `[Countersign] ${approval.escalated ? 'Escalated: ' : ''}${headline}`;
   const description = shown(approval.description);
@@ -62,34 +99,39 @@ export function renderApprovalEmail(
     ['Tracking id', approval.trackingId],
     ['Run', approval.runId],
     ['Requested by', shown(approval.requester ?? 'unknown')],
-    ['Decide before', approval.deadline],
+    [outcome ? 'Answer before' : 'Decide before', approval.deadline],
   ];
   for (const line of requirementLines(approval)) facts.push(['Needs', shown(line)]);
+  const explained = outcome ? [`${OUTCOME_WHY} ${OUTCOME_DEADLINE}`] : [];
   const parts = proposal(approval);
+  const actions = linksOf(approval, links);
 
   const text = [
     `Hello ${approver.name ?? approver.id},`,
     '',
     headline + '.',
     description,
+    ...explained,
     '',
     ...facts.map(([k, v]) => `${k}: ${v}`),
     '',
     ...parts.flatMap((p) => [`${p.label}:`, p.body, '']),
-    ...(links.approve ? [`Approve: ${links.approve}`] : []),
-    ...(links.reject ? [`Reject: ${links.reject}`] : []),
-    `Open in the inbox: ${links.inbox}`,
+    // "Label: link" as before; an outcome's labels have colons of their own, so its links go below them.
+    ...(outcome
+      ? ['What happened?', ...actions.flatMap((a) => [`${a.label}:`, `  ${a.href}`])]
+      : actions.map((a) => `${a.label}: ${a.href}`)),
     '',
     'Each link asks you to confirm before anything happens, and works once.',
   ].join('\n');
 
-  const button = (href: string, label: string, colour: string) =>
-    `<a href="${escapeHtml(href)}" style="display:inline-block;padding:10px 18px;margin-right:8px;border-radius:6px;background:${colour};color:#fff;text-decoration:none;font-weight:600">${escapeHtml(label)}</a>`;
+  const button = ({ href, label, colour }: Link) =>
+    `<a href="${escapeHtml(href)}" style="display:inline-block;padding:10px 18px;margin:0 8px 8px 0;border-radius:6px;background:${colour};color:#fff;text-decoration:none;font-weight:600">${escapeHtml(label)}</a>`;
   const html = `<!doctype html>
 <html><body style="font-family:system-ui,sans-serif;color:#1c1c1c;max-width:640px">
 <p>Hello ${escapeHtml(approver.name ?? approver.id)},</p>
 <h2 style="font-size:18px">${escapeHtml(headline)}</h2>
 <p>${escapeHtml(description)}</p>
+${explained.map((line) => `<p><strong>${escapeHtml(line)}</strong></p>`).join('\n')}
 <table style="border-collapse:collapse">${facts
     .map(
       ([k, v]) =>
@@ -102,7 +144,7 @@ ${parts
       `<h3 style="font-size:15px">${escapeHtml(p.label)}</h3><pre style="background:#f4f4f4;padding:8px;white-space:pre-wrap">${escapeHtml(p.body)}</pre>`,
   )
   .join('\n')}
-<p>${links.approve ? button(links.approve, 'Approve', '#1a7f37') : ''}${links.reject ? button(links.reject, 'Reject', '#b42318') : ''}${button(links.inbox, 'Open in inbox', '#444')}</p>
+${outcome ? '<h3 style="font-size:15px">What happened?</h3>\n' : ''}<p>${actions.map(button).join('')}</p>
 <p style="color:#666;font-size:13px">Each link asks you to confirm before anything happens, and works once.</p>
 </body></html>`;
   return { subject, text, html };

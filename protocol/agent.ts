@@ -51,6 +51,14 @@ export const ToolSpec = z.strictObject({
   resultSchema: JsonSchema.optional(),
   /** Marked safe: never gated. A tool that is neither safe nor given a policy needs approval. */
   safe: z.boolean().default(false),
+  /**
+   * Whether another attempt of a call is safe: the tool dedupes on the idempotency key, or has no
+   * lasting effect. When false, an attempt whose outcome is unknown goes to a person rather than
+   * being repeated. Absent: true for a safe tool, false for any other.
+   */
+  idempotent: z.boolean().optional(),
+  /** Attempts of a call that fails in a known way (the tool threw); 3 when absent. */
+  maxAttempts: z.number().int().min(1).max(10).optional(),
   approval: ApprovalPolicy.optional(),
 });
 export type ToolSpec = z.output<typeof ToolSpec>;

@@ -5,8 +5,10 @@ import { Channel, PlanStep } from './decision.js';
 import { ApprovalStatus } from './status.js';
 
 /**
- * What is being decided: a proposed call, a plan of calls, a tool's result held for review, or a
- * question the model put to a human through `ask_human`.
+ * What is being decided: a proposed call, a plan of calls, a tool's result held for review, a
+ * question the model put to a human through `ask_human`, or the outcome of a call nobody knows (an
+ * attempt of a tool that does not dedupe ended without saying how: `respond` = it happened, with
+ * its result; `approve` = it did not, run it again; `reject` = it failed).
  *
  * @example
  * ```ts
@@ -16,7 +18,7 @@ import { ApprovalStatus } from './status.js';
  *   if (approval.kind === 'question') console.log(`The agent asks: ${approval.question}`);
  * ```
  */
-export const ApprovalKind = z.enum(['call', 'plan', 'result', 'question']);
+export const ApprovalKind = z.enum(['call', 'plan', 'result', 'question', 'outcome']);
 export type ApprovalKind = z.infer<typeof ApprovalKind>;
 
 /**
@@ -97,6 +99,29 @@ export const ApprovalOutcome = z.strictObject({
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcome>;
 
 /**
+ * What is known of an attempt whose outcome is unknown: when and where it started, the last step
+ * the tool reported while it ran, and how it ended.
+ *
+ * @example
+ * ```ts
+ * if (approval.kind === 'outcome' && approval.attempt)
+ *   console.log(`${approval.tool} started ${approval.attempt.startedAt} on ${approval.attempt.worker}; last: ${approval.attempt.progress?.step ?? 'nothing reported'}`);
+ * ```
+ */
+export const UnknownAttempt = z.strictObject({
+  /** Which attempt of the call this was (1 for the first). */
+  attempt: z.number().int().min(1),
+  startedAt: z.string().optional(),
+  /** The worker identity that ran it. */
+  worker: z.string().optional(),
+  /** The last step the tool reported (`context.progress`) that reached the server. */
+  progress: z.strictObject({ step: z.string(), at: z.string() }).optional(),
+  /** How the attempt ended: the worker stopped heartbeating, its time ran out, it was cut off... */
+  reason: z.string(),
+});
+export type UnknownAttempt = z.infer<typeof UnknownAttempt>;
+
+/**
  * An approval as the inbox, the API, the CLI and the email show it: one definition for all.
  *
  * @example
@@ -121,6 +146,8 @@ export const ApprovalView = z.strictObject({
   /** The tool's output under review (kind `result`). */
   result: JsonValue.optional(),
   question: z.string().optional(),
+  /** The attempt whose outcome is unknown (kind `outcome`); `args` are the arguments it ran with. */
+  attempt: UnknownAttempt.optional(),
   description: z.string(),
   /** JSON Schema for `edit` arguments (kind `call`) or for the `respond` result. */
   schema: JsonSchema,

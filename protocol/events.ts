@@ -25,6 +25,7 @@ export const RunEventType = z.enum([
   'approval.escalated',
   'approval.settled',
   'tool.ran',
+  'tool.unknown',
   'tool.denied',
   'run.paused',
   'run.resumed',

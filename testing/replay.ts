@@ -1,10 +1,11 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { PayloadCodec } from '@temporalio/common';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { readHistoryFile, type RecordedHistory } from '../temporal/history-file.js';
-import { WORKFLOWS_PATH } from '../worker/create-worker.js';
+import { WORKFLOWS_PATH, withPayloadCodec } from '../worker/create-worker.js';
 
 /**
  * What {@link replayHistories} replays: a history file, a folder of them (every `*.json` in it, not
@@ -40,6 +41,21 @@ export interface ReplayHistoriesOptions {
    * every failing run named; `false` returns the results for the test to inspect.
    */
   throwOnFailure?: boolean;
+  /**
+   * The codec the recorded runs' workers used (`createWorker({ payloadCodec })`), holding every key
+   * their payloads name: histories downloaded from a namespace with encryption on stay encrypted
+   * as stored, and replay through it. It runs after any codec of `replayWorkerOptions.dataConverter`.
+   *
+   * @example
+   * ```ts
+   * import { aesGcmCodec, loadPayloadKeys } from 'countersign';
+   * import { replayHistories } from 'countersign/testing';
+   *
+   * const keys = loadPayloadKeys(process.env); // the keys of the runs recorded
+   * await replayHistories('test/histories', { payloadCodec: keys && aesGcmCodec(keys) });
+   * ```
+   */
+  payloadCodec?: PayloadCodec;
   /** Passed through to the SDK's replay worker (interceptors, sinks...). */
   replayWorkerOptions?: Partial<Omit<ReplayWorkerOptions, 'workflowsPath' | 'workflowBundle'>>;
 }
@@ -165,6 +181,7 @@ export async function replayHistories(
   }
   const workerOptions: ReplayWorkerOptions = {
     ...options.replayWorkerOptions,
+    ...withPayloadCodec(options.replayWorkerOptions?.dataConverter, options.payloadCodec),
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: options.workflowsPath ?? WORKFLOWS_PATH }),

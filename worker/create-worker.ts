@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { ContentStore } from '../activities/content-store.js';
 import { createActivities, type ModelSettings, type Notifier } from '../activities/index.js';
@@ -67,6 +68,21 @@ export interface CreateWorkerOptions {
   storeToolOutputsOverBytes?: number;
   /** A bundle made once with `bundleWorkflows()`, to skip bundling when a process starts several workers. */
   workflowBundle?: { code: string };
+  /**
+   * Encrypts every payload the worker writes and decrypts those it reads (`aesGcmCodec`): run
+   * inputs, activity inputs and results, signals, query answers, memos. It runs after any codec of
+   * `workerOptions.dataConverter`, and the client activities use (`Context.current().client`)
+   * takes it too. Every worker, client and API of the namespace needs the same keys.
+   *
+   * @example
+   * ```ts
+   * import { aesGcmCodec, createWorker, loadPayloadKeys } from 'countersign';
+   *
+   * const keys = loadPayloadKeys(process.env); // COUNTERSIGN_PAYLOAD_KEYS
+   * const worker = await createWorker({ connection, agents, model, payloadCodec: keys && aesGcmCodec(keys) });
+   * ```
+   */
+  payloadCodec?: PayloadCodec;
   identity?: string;
   /** Passed through to the SDK worker (concurrency, cache size, shutdown grace time...). */
   workerOptions?: Partial<
@@ -114,6 +130,7 @@ export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
     maxToolOutputBytes: options.maxToolOutputBytes,
     contentStore: options.contentStore,
     storeToolOutputsOverBytes: options.storeToolOutputsOverBytes,
+    identity: options.identity ?? options.workerOptions?.identity,
   });
   return Worker.create({
     connection: options.connection,
@@ -125,7 +142,22 @@ export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: WORKFLOWS_PATH }),
     ...options.workerOptions,
+    ...withPayloadCodec(options.workerOptions?.dataConverter, options.payloadCodec),
   });
+}
+
+/**
+ * A worker's data converter with the codec last: encryption is the final step before the wire.
+ * The SDK builds the activities' client from the same converter; replay takes it too.
+ */
+export function withPayloadCodec(
+  dataConverter: DataConverter | undefined,
+  codec: PayloadCodec | undefined,
+): { dataConverter?: DataConverter } {
+  if (!codec) return {};
+  return {
+    dataConverter: { ...dataConverter, payloadCodecs: [...(dataConverter?.payloadCodecs ?? []), codec] },
+  };
 }
 
 /** The bundler reports every module at info level; only problems are worth showing. */

@@ -29,17 +29,19 @@ export const { requestApproval } = proxyActivities<CountersignActivities>({
   },
 });
 
+/** One attempt of a tool: how long it may run, and how soon one that went silent is given up on. */
+export const TOOL_ATTEMPT = { startToCloseTimeout: '30 minutes', heartbeatTimeout: '10 seconds' } as const;
+
+/** Temporal's retries of a tool that dedupes: 1 s apart, doubling, at most 30 s. */
+export const toolRetry = (maximumAttempts: number) => ({
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '30 seconds',
+  maximumAttempts,
+});
+
 /**
  * Tools heartbeat while they run, so a crashed worker's attempt is retried within seconds; the retry
  * carries the same idempotency key.
  */
-export const { runTool } = proxyActivities<CountersignActivities>({
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '10 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 3,
-  },
-});
+export const { runTool } = proxyActivities<CountersignActivities>({ ...TOOL_ATTEMPT, retry: toolRetry(3) });

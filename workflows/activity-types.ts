@@ -37,6 +37,13 @@ export interface ModelReply {
   toolCalls: ToolCall[];
 }
 
+/**
+ * The failure type of a tool attempt whose outcome is unknown: a tool that is not idempotent threw
+ * `OutcomeUnknownError`, or was cut off mid-call (its run's cancellation aside). Its details carry
+ * the attempt as an `UnknownAttempt` without its reason.
+ */
+export const OUTCOME_UNKNOWN_FAILURE = 'ToolOutcomeUnknown';
+
 export interface ToolRunInput {
   agent: string;
   tool: string;

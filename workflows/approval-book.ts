@@ -16,6 +16,7 @@ import type {
   Requirement,
   TimeoutAction,
   ToolSpec,
+  UnknownAttempt,
 } from '../protocol/index.js';
 import { diffJson } from './arg-diff.js';
 import type { ApprovalRecord, Describe } from './approval-record.js';
@@ -39,6 +40,8 @@ export interface ApprovalRequest {
   plan?: PlanStep[];
   result?: JsonValue;
   question?: string;
+  /** The attempt whose outcome a person is asked for (kind `outcome`). */
+  attempt?: UnknownAttempt;
   description: string;
   /** Describes the proposal again after an edit; without it the first description stays. */
   describe?: Describe;
@@ -171,6 +174,7 @@ export class ApprovalBook {
       ...(request.plan ? { plan: request.plan } : {}),
       ...(request.result !== undefined ? { result: request.result } : {}),
       ...(request.question !== undefined ? { question: request.question } : {}),
+      ...(request.attempt ? { attempt: request.attempt } : {}),
       description: request.description,
       schema: request.schema,
       allowedDecisions: request.allowedDecisions,

@@ -1,10 +1,9 @@
-import { isCancellation, patched } from '@temporalio/workflow';
+import { patched } from '@temporalio/workflow';
 import type { JsonObject, JsonValue, ToolSpec } from '../protocol/index.js';
-import { runTool } from './activities.js';
 import { awaitHumanDecision } from './approval-gate.js';
-import { failureMessage } from './describe.js';
 import { policyOf } from './evaluate-policy.js';
 import type { RunContext } from './run-context.js';
+import { attemptTool } from './tool-attempts.js';
 import { failedMessage, resultMessage, resultWithheldMessage } from './tool-messages.js';
 
 /** The patch that made a result review wait for the policy's quorum (it asked one approver before). */
@@ -29,34 +28,33 @@ export async function runCall(
   // A paused run starts no tool; one already running finishes.
   const paused = ctx.paused();
   if (paused) await paused;
-  let result: JsonValue;
-  try {
-    result = await runTool({
-      agent: ctx.agent.name,
-      tool: tool.name,
-      args,
-      runId: ctx.runId,
-      toolCallId,
-      ...(authority.trackingId ? { trackingId: authority.trackingId } : {}),
-      approvedBy: authority.approvedBy,
-    });
-  } catch (err) {
-    if (isCancellation(err)) throw err;
-    const error = failureMessage(err);
+  const ran = await attemptTool(ctx, tool, {
+    agent: ctx.agent.name,
+    tool: tool.name,
+    args,
+    runId: ctx.runId,
+    toolCallId,
+    ...(authority.trackingId ? { trackingId: authority.trackingId } : {}),
+    approvedBy: authority.approvedBy,
+  });
+  if (!ran.ok) {
     ctx.log.add({
       type: 'tool.ran',
       tool: tool.name,
       trackingId: authority.trackingId,
-      data: { toolCallId, ok: false, error },
+      data: { toolCallId, ok: false, error: ran.error },
     });
-    return failedMessage(tool.name, error);
+    return failedMessage(tool.name, ran.error);
   }
+  const { result, reportedBy } = ran;
   ctx.log.add({
     type: 'tool.ran',
     tool: tool.name,
     trackingId: authority.trackingId,
-    data: { toolCallId, ok: true },
+    data: { toolCallId, ok: true, ...(reportedBy ? { reportedBy } : {}) },
   });
+  // A result a person reported is theirs already: there is nothing of the tool's to review.
+  if (reportedBy) return resultMessage(result);
 
   const policy = policyOf(tool);
   if (tool.safe || !policy.reviewResult) return resultMessage(result);

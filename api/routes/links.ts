@@ -7,8 +7,8 @@ import { inboxUrl } from '../../notify/notifier.js';
 import type { ApiOptions } from '../context.js';
 import { decide, refusal } from '../decide.js';
 import { HttpError } from '../errors.js';
-import { confirmPage, messagePage } from '../link-pages.js';
-import { readApproval } from '../run-reads.js';
+import { confirmPage, decidedPage, messagePage } from '../link-pages.js';
+import { readApproval, readPendingFromMemo } from '../run-reads.js';
 import { getRunEvents } from '../../client/index.js';
 
 const Form = z.object({ message: z.string().max(4_000).optional() });
@@ -149,6 +149,11 @@ export function linksRouter(options: ApiOptions): Router {
     const message = form.success && form.data.message?.trim() ? form.data.message.trim() : undefined;
     const decision =
       claims.action === 'approve' ? { type: 'approve' as const } : { type: 'reject' as const, message };
+    // Only to word the answer page ("Running it again" for an outcome); the memo needs no worker.
+    const parsed = parseTrackingId(claims.trackingId);
+    const shown = parsed
+      ? await readPendingFromMemo(options.client, parsed.runId, claims.trackingId).catch(() => null)
+      : null;
     try {
       const outcome = await decide(
         { client: options.client, agents: options.agents, waitMs: options.decisionWaitMs ?? 5_000 },
@@ -175,17 +180,7 @@ export function linksRouter(options: ApiOptions): Router {
         );
       }
       if (!outcome.accepted) throw refusal(outcome);
-      const title =
-        claims.action === 'approve'
-          ? outcome.status === 'pending'
-            ? 'Approval recorded'
-            : 'Approved'
-          : 'Rejected';
-      const detail =
-        outcome.status === 'pending'
-          ? `${outcome.approvals} of ${outcome.requiredApprovals} approvals so far; the call runs once enough people approve.`
-          : 'Thank you. The agent continues with your decision.';
-      show(res, 200, messagePage(title, detail, inbox(claims.trackingId)));
+      show(res, 200, decidedPage(shown?.kind, claims.action, outcome, inbox(claims.trackingId)));
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       const title =

@@ -32,6 +32,8 @@ export function bankTransferAgent(dataDir: string) {
         .max(1_000_000)
         .describe('Amount in US dollars'),
     }),
+    // Dedupes on the idempotency key: an attempt cut off is simply run again.
+    idempotent: true,
     approval: {
       when: {
         if: { arg: 'amount', op: 'gt', value: LARGE_TRANSFER_THRESHOLD },

@@ -66,6 +66,8 @@ export function loanApprovalAgent(dataDir: string) {
       interestRate: z.number().min(0).max(40).describe('Annual interest rate in percent'),
       riskScore: z.number().min(0).max(100),
     }),
+    // Dedupes on the idempotency key: an attempt cut off is simply run again.
+    idempotent: true,
     approval: {
       ...officer(),
       editableFields: ['amount', 'termMonths', 'interestRate'],
@@ -91,6 +93,8 @@ export function loanApprovalAgent(dataDir: string) {
       amount: z.number().positive(),
       reasons: z.array(z.string().min(1)).min(1).describe('Reasons stated in the adverse-action notice'),
     }),
+    // Dedupes on the idempotency key: an attempt cut off is simply run again.
+    idempotent: true,
     approval: {
       ...officer(),
       editableFields: ['reasons'],

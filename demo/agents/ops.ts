@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { defineAgent, defineTool } from 'countersign';
+import { defineAgent, defineTool, OutcomeUnknownError } from 'countersign';
 import { demoApprovers } from './approvers.js';
+import { MANAGED_SERVICES, SimulatedServiceManager } from './service-manager.js';
 import { HOSTNAME, SimulatedHost, VM_SIZES } from './simulated-host.js';
 import { lazy } from './sqlite.js';
 
@@ -17,7 +18,9 @@ export const READ_ONLY_COMMAND =
   '^(pwd|hostname|whoami|uptime|df|free|ps|ls|cat|head|tail|systemctl status)( [^;&|<>`$()\\\\\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029]*)?$';
 
 export function opsAgent(dataDir: string) {
-  const host = lazy(() => new SimulatedHost(path.join(dataDir, 'demo', 'ops-host.db')));
+  const hostDb = path.join(dataDir, 'demo', 'ops-host.db');
+  const host = lazy(() => new SimulatedHost(hostDb));
+  const services = lazy(() => new SimulatedServiceManager(hostDb));
 
   const shell = defineTool({
     name: 'run_shell_command',
@@ -27,6 +30,8 @@ export function opsAgent(dataDir: string) {
       cwd: z.string().startsWith('/').default('/').describe('Absolute working directory'),
       timeoutSeconds: z.number().int().min(1).max(3600).default(30),
     }),
+    // Dedupes on the idempotency key: an attempt cut off is simply run again.
+    idempotent: true,
     approval: {
       when: {
         if: { arg: 'command', op: 'matches', value: READ_ONLY_COMMAND },
@@ -51,12 +56,42 @@ export function opsAgent(dataDir: string) {
         .describe('small, medium, large or xlarge'),
       region: z.enum(REGIONS),
     }),
+    // Dedupes on the idempotency key: an attempt cut off is simply run again.
+    idempotent: true,
     approval: {
       ...demoApprovers('operator'),
       editableFields: ['size', 'region'],
       description: 'Provision a {{size}} VM in {{region}}',
     },
     execute: async ({ size, region }, { idempotencyKey }) => host().provision(idempotencyKey, size, region),
+  });
+
+  const restart = defineTool({
+    name: 'restart_service',
+    description: `Restart a service the service manager on ${HOSTNAME} runs (${MANAGED_SERVICES.join(', ')}). Every request restarts it again: not safe to repeat blindly.`,
+    parameters: z.object({ service: z.enum(MANAGED_SERVICES) }),
+    // What "it happened" must give in the tool's place when nobody knows whether a restart did.
+    result: z.object({
+      service: z.enum(MANAGED_SERVICES),
+      state: z.enum(['active', 'failed']).describe('The state the service is in now'),
+      restarts: z.number().int().min(1).optional().describe('Restarts on record, if known'),
+    }),
+    // `idempotent` is left unset (false for a gated tool): the service manager does not dedupe, so
+    // an attempt cut off, or unconfirmed, goes to an operator rather than being run again.
+    approval: {
+      ...demoApprovers('operator'),
+      description: 'Restart the {{service}} service on ' + HOSTNAME,
+    },
+    async execute({ service }, context) {
+      context.progress(`restart of ${service} requested from the service manager`);
+      const { confirmed, result } = services().restart(context.idempotencyKey, service);
+      if (!confirmed) {
+        throw new OutcomeUnknownError(
+          `the service manager accepted the restart of ${service} but never confirmed it`,
+        );
+      }
+      return result;
+    },
   });
 
   return defineAgent({
@@ -66,8 +101,9 @@ export function opsAgent(dataDir: string) {
       `You are an SRE assistant for ${HOSTNAME}. Use run_shell_command for one plain command at a time (no pipes).`,
       'Read-only commands run at once; anything that changes the host waits for an operator, who may edit it.',
       `Use provision_vm for new capacity (sizes: ${Object.keys(VM_SIZES).join(', ')}; regions: ${REGIONS.join(', ')}).`,
+      `Use restart_service for ${MANAGED_SERVICES.join(', ')}; systemctl (through run_shell_command) for the host's own units.`,
       'If an operator rejects a call, say so and do not retry it.',
     ].join('\n'),
-    tools: [shell, provision],
+    tools: [shell, provision, restart],
   });
 }

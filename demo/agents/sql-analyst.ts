@@ -12,6 +12,8 @@ export function sqlAnalystAgent(dataDir: string) {
     description:
       'Run one read-only SQL query (SQLite dialect) against the sample sales database. At most 100 rows come back.',
     parameters: z.object({ sql: z.string().min(1).max(10_000).describe('One SELECT statement') }),
+    // Read-only: another attempt has no lasting effect.
+    idempotent: true,
     approval: {
       ...demoApprovers('analyst'),
       editableFields: ['sql'],

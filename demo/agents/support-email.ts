@@ -27,6 +27,8 @@ export function supportEmailAgent(dataDir: string) {
       subject: z.string().min(1).max(200),
       body: z.string().min(1).max(20_000).describe('Plain-text body'),
     }),
+    // Dedupes on the idempotency key: an attempt cut off is simply run again.
+    idempotent: true,
     approval: {
       ...demoApprovers('support-lead'),
       editableFields: ['subject', 'body'],

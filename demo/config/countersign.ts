@@ -20,6 +20,8 @@ const Env = z.object({
   COUNTERSIGN_MODEL: z.string().min(1).default(DEFAULT_MODEL),
   /** `false` where the cluster refuses OperatorService calls (Temporal Cloud): create them there. */
   COUNTERSIGN_REGISTER_SEARCH_ATTRIBUTES: z.enum(['true', 'false']).default('true'),
+  /** Browser origins (the Temporal Web UI's) that may call the codec endpoint, comma-separated. */
+  COUNTERSIGN_CODEC_CORS_ORIGINS: z.string().optional(),
 });
 
 export interface CountersignConfig {
@@ -34,6 +36,7 @@ export interface CountersignConfig {
   webhookUrl?: string;
   model: { apiKey?: string; baseUrl?: string; name: string };
   registerSearchAttributes: boolean;
+  codecCorsOrigins: string[];
 }
 
 export function loadCountersignConfig(env: NodeJS.ProcessEnv = process.env): CountersignConfig {
@@ -52,5 +55,9 @@ export function loadCountersignConfig(env: NodeJS.ProcessEnv = process.env): Cou
     webhookUrl: e.COUNTERSIGN_WEBHOOK_URL,
     model: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, name: e.COUNTERSIGN_MODEL },
     registerSearchAttributes: e.COUNTERSIGN_REGISTER_SEARCH_ATTRIBUTES === 'true',
+    codecCorsOrigins: (e.COUNTERSIGN_CODEC_CORS_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
   };
 }

@@ -9,6 +9,8 @@ export interface BannerFacts {
   notes?: string[];
   model: string;
   agents: string[];
+  /** How payloads are kept, when they are encrypted. */
+  encryption?: string;
 }
 
 const DEMO_INPUT = 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444';
@@ -30,6 +32,7 @@ export function banner(f: BannerFacts): string {
     ...(f.temporalUi ? [`  Temporal UI:  ${f.temporalUi}  (each run's history, event by event)`] : []),
     `  Model:        ${f.model}`,
     `  Agents:       ${f.agents.join(', ')}`,
+    ...(f.encryption ? [`  Encryption:   ${f.encryption}`] : []),
     '',
     'Start a demo run (a transfer over $1,000 waits for your approval):',
     '',

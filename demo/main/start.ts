@@ -7,11 +7,13 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import {
+  aesGcmCodec,
   bundleWorkflows,
   createApi,
   createNotifier,
   createWorker,
   fileContentStore,
+  loadPayloadKeys,
   loadSigningSecret,
   loadTemporalConfig,
   registerSearchAttributes,
@@ -138,6 +140,9 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
   try {
     const approvers = loadApprovers({ file: config.approversFile, dataDir });
     const signingSecret = loadSigningSecret(dataDir, config.signingSecret);
+    // COUNTERSIGN_PAYLOAD_KEYS turns encryption at rest on: worker, API client and codec endpoint share it.
+    const payloadKeys = loadPayloadKeys(env);
+    const payloadCodec = payloadKeys && aesGcmCodec(payloadKeys);
 
     installRuntime();
     const temporal = await connectTemporal(temporalConfig, dataDir, options.devServerPorts, env);
@@ -178,6 +183,7 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
       model,
       notifier,
       contentStore,
+      payloadCodec,
       workflowBundle: await bundleWorkflows(),
       identity: `countersign-${process.pid}@${hostname()}`,
       workerOptions: { shutdownGraceTime: '5 seconds' },
@@ -190,7 +196,11 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
       await running.catch(() => undefined);
     });
 
-    const client = new Client({ connection: temporal.client, namespace: temporalConfig.namespace });
+    const client = new Client({
+      connection: temporal.client,
+      namespace: temporalConfig.namespace,
+      ...(payloadCodec ? { dataConverter: { payloadCodecs: [payloadCodec] } } : {}),
+    });
     gate.open(
       createApi({
         client,
@@ -202,6 +212,8 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
         publicUrl,
         defaultModel,
         contentStore,
+        payloadCodec,
+        codecCorsOrigins: config.codecCorsOrigins,
       }),
     );
     // First on the way down: new requests get 503 while those in flight finish, before the
@@ -226,6 +238,9 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
         ? `the OFFLINE DEMO MODEL at ${demo.url}: rule-based, not an LLM; it understands the demo agents' example requests only. Set OPENAI_API_KEY (and OPENAI_BASE_URL) for a real model.`
         : `${config.model.name} at ${config.model.baseUrl ?? 'api.openai.com'}`,
       agents: agents.map((a) => a.name),
+      encryption:
+        payloadKeys &&
+        `payloads encrypted with key ${payloadKeys.encryptWith} (COUNTERSIGN_PAYLOAD_KEYS); codec endpoint ${publicUrl}/api/codec`,
     });
     return {
       url,

@@ -17,7 +17,7 @@ import {
 const TOOLS: Record<string, string[]> = {
   'bank-transfer': ['transfer'],
   'loan-approval': ['assess_risk', 'approve_loan', 'decline_loan'],
-  ops: ['run_shell_command', 'provision_vm'],
+  ops: ['run_shell_command', 'provision_vm', 'restart_service'],
   'sql-analyst': ['execute_sql_query'],
   'support-email': ['send_email', 'ask_human'],
 };
@@ -250,6 +250,59 @@ describe('ops rules', () => {
       },
     });
     assert.match(chat.next().content!, /Provisioned vm-1: medium in eu-west-1/);
+  });
+
+  test("a restart of a service the service manager runs is restart_service; the host's units stay systemctl", () => {
+    for (const input of ['Restart the payments service', 'please restart payments']) {
+      const reply = new Chat('ops', input).next();
+      assert.deepEqual(calls(reply), [{ name: 'restart_service', args: { service: 'payments' } }], input);
+      assert.match(reply.content!, /Restarting payments through the service manager/);
+    }
+    assert.deepEqual(calls(new Chat('ops', 'Restart the checkout service').next()), [
+      { name: 'restart_service', args: { service: 'checkout' } },
+    ]);
+    assert.equal(calls(new Chat('ops', 'Restart the worker service').next())[0]!.name, 'run_shell_command');
+  });
+
+  test('a restart is reported as the service manager says, as an operator says, or as failed', () => {
+    const restarted = (result: string | object) => {
+      const chat = new Chat('ops', 'Restart the payments service');
+      chat.next();
+      chat.results(result);
+      const reply = chat.next();
+      assert.equal(reply.tool_calls, undefined);
+      return reply.content!;
+    };
+    // Run again after nobody knew: the manager counts both restarts.
+    assert.match(
+      restarted({
+        host: 'web-1 (simulated)',
+        simulated: true,
+        service: 'payments',
+        state: 'active',
+        restarts: 2,
+      }),
+      /Restarted payments on web-1 \(simulated\): it is active \(2 restarts on record\)\./,
+    );
+    // "It happened", in an operator's words.
+    assert.match(
+      restarted({ service: 'payments', state: 'active' }),
+      /An operator reported that the restart of payments happened: it is active\./,
+    );
+    // "It failed".
+    assert.match(
+      restarted(
+        failedMessage(
+          'restart_service',
+          'its outcome was unknown and admin said it did not complete: still down',
+        ),
+      ),
+      /I could not restart payments: .*did not complete: still down/,
+    );
+    assert.match(
+      restarted(rejectedMessage('restart_service', ['admin'], 'Not now')),
+      /did not restart payments/,
+    );
   });
 
   test('shows the output of an edited command', () => {

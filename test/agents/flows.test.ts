@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { simpleParser } from 'mailparser';
 import { Running } from '../start/running.js';
 
 /** Every demo agent's approve, edit and reject paths, through the REST API, with the offline demo model. */
@@ -198,6 +199,53 @@ describe('ops', () => {
       output,
       /`rm -f \/var\/log\/app\/app\.log\.2` \(an operator changed it from `rm -f \/var\/log\/app\/app\.log\.\*`\) exited with 0/,
     );
+  });
+
+  describe('restart_service: nobody knows whether the restart of payments happened', () => {
+    /** The run's outcome approval, after its restart was approved and its attempt went unconfirmed. */
+    async function unknownRestart() {
+      const runId = await cs.startRun('ops', 'Restart the payments service');
+      const seen = new Set<string>();
+      const approval = await cs.pendingOne(runId, seen);
+      assert.deepEqual([approval.tool, approval.args], ['restart_service', { service: 'payments' }]);
+      await cs.settle(approval.trackingId, { type: 'approve' });
+      const outcome = await cs.pendingOne(runId, seen);
+      assert.equal(outcome.kind, 'outcome');
+      return { runId, outcome };
+    }
+
+    test('the outcome question shows the attempt and is mailed; "run it again" restarts it once more', async () => {
+      const { runId, outcome } = await unknownRestart();
+      assert.deepEqual(outcome.args, { service: 'payments' });
+      assert.deepEqual(outcome.allowedDecisions, ['respond', 'approve', 'reject']);
+      assert.equal(outcome.attempt?.progress?.step, 'restart of payments requested from the service manager');
+      assert.match(outcome.attempt!.reason, /accepted the restart of payments but never confirmed it/);
+
+      const outbox = path.join(cs.dataDir, 'outbox');
+      const file = readdirSync(outbox).find((f) => f.endsWith(`-${outcome.trackingId}-admin.eml`));
+      assert.ok(file, `an email for ${outcome.trackingId} in the outbox`);
+      const mail = await simpleParser(readFileSync(path.join(outbox, file)));
+      assert.match(mail.subject ?? '', /does not know whether this call happened: restart_service/);
+      assert.match(mail.text ?? '', /^It did not happen: run it again:$/m);
+
+      await cs.settle(outcome.trackingId, { type: 'approve' });
+      assert.match(
+        (await cs.finished(runId)).output!,
+        /Restarted payments on web-1 \(simulated\): it is active \(\d+ restarts on record\)\./,
+      );
+    });
+
+    test('"it happened", with its result, is what the model reports', async () => {
+      const { runId, outcome } = await unknownRestart();
+      await cs.settle(outcome.trackingId, {
+        type: 'respond',
+        result: { service: 'payments', state: 'active' },
+      });
+      assert.match(
+        (await cs.finished(runId)).output!,
+        /An operator reported that the restart of payments happened: it is active\./,
+      );
+    });
   });
 
   test('reject: no VM is provisioned', async () => {

@@ -4,7 +4,12 @@ import childProcess from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { toToolSpec, type ToolContext, type ToolDefinition } from '../../define/index.js';
+import {
+  OutcomeUnknownError,
+  toToolSpec,
+  type ToolContext,
+  type ToolDefinition,
+} from '../../define/index.js';
 import { evaluatePolicy } from '../../workflows/evaluate-policy.js';
 import { demoAgents } from '../../demo/agents/index.js';
 import { Ledger } from '../../demo/agents/ledger.js';
@@ -26,6 +31,7 @@ function context(key: string): ToolContext {
     idempotencyKey: `run-1/${key}`,
     approvedBy: ['admin'],
     signal: new AbortController().signal,
+    progress: () => undefined,
   };
 }
 
@@ -47,7 +53,7 @@ describe('demo agents', () => {
       [
         ['loan-approval', ['assess_risk', 'approve_loan', 'decline_loan']],
         ['bank-transfer', ['transfer']],
-        ['ops', ['run_shell_command', 'provision_vm']],
+        ['ops', ['run_shell_command', 'provision_vm', 'restart_service']],
         ['sql-analyst', ['execute_sql_query']],
         ['support-email', ['send_email']],
       ],
@@ -232,6 +238,43 @@ describe('ops simulated host', () => {
     ]) {
       assert.ok(!readOnly.test(command), JSON.stringify(command));
     }
+  });
+
+  test('restart_service does not dedupe, and cannot tell whether the first restart of payments happened', async () => {
+    const restart = tool('ops', 'restart_service');
+    assert.equal(restart.idempotent, false, 'left unset: a gated tool is not idempotent');
+    const steps: string[] = [];
+    const attempt = (service: string, key: string) =>
+      restart.execute(restart.parameters.parse({ service }), {
+        ...context(key),
+        progress: (step) => steps.push(step),
+      }) as Promise<Record<string, unknown>>;
+
+    // The request went out and no confirmation came: the tool says it does not know.
+    await assert.rejects(attempt('payments', 'r1'), (err: Error) => {
+      assert.ok(err instanceof OutcomeUnknownError);
+      assert.match(err.message, /accepted the restart of payments but never confirmed it/);
+      return true;
+    });
+    assert.deepEqual(steps, ['restart of payments requested from the service manager']);
+    // Run again under the same key (a person said it did not happen): it restarts again, and says so.
+    const again = await attempt('payments', 'r1');
+    assert.deepEqual([again.service, again.state, again.restarts], ['payments', 'active', 2]);
+    const other = await attempt('checkout', 'r2');
+    assert.deepEqual([other.service, other.restarts], ['checkout', 1]);
+    assert.deepEqual((await attempt('checkout', 'r2')).restarts, 2, 'no dedupe on the key');
+    assert.throws(() => restart.parameters.parse({ service: 'worker' }));
+    // What a person may give in its place when nobody knows.
+    assert.ok(restart.result?.safeParse({ service: 'payments', state: 'active' }).success);
+    assert.ok(!restart.result?.safeParse({ service: 'payments', state: 'gone' }).success);
+  });
+
+  test('every other demo tool dedupes on its key or has no lasting effect', () => {
+    const flags = agents.flatMap((a) => a.tools.map((t) => [t.name, t.idempotent] as const));
+    assert.deepEqual(
+      flags.filter(([, idempotent]) => !idempotent).map(([name]) => name),
+      ['restart_service'],
+    );
   });
 
   test('provision_vm is deterministic per key', async () => {

@@ -7,10 +7,9 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Running } from '../start/running.js';
+import { literal, Terminal } from '../support/terminal.js';
 
-const BIN = fileURLToPath(new URL('../../bin/countersign.js', import.meta.url));
 const TRANSFER = ['Transfer', '$2,500', 'from', '4242 4242 4242 4242', 'to', '5555 5555 5555 4444'];
 
 let cs: Running;
@@ -247,101 +246,8 @@ test('the token defaults to the admin token in the data dir', async () => {
   assert.equal(result.code, 0, result.stderr);
 });
 
-/** `text` matched as it is, inside a RegExp. */
-const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** A `countersign watch` process, read as a person reads a terminal: from where they last looked. */
-class Terminal {
-  private output = '';
-  private read = 0;
-  private stderr = '';
-  private readonly waiters = new Set<() => void>();
-  readonly exited: Promise<number | null>;
-  private readonly child;
-
-  constructor(args: string[], options: { url?: string } = {}) {
-    this.child = spawn(process.execPath, [BIN, ...args], {
-      env: env(options.url ? { COUNTERSIGN_URL: options.url } : {}),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    this.child.stdout.on('data', (d: Buffer) => {
-      this.output += d.toString();
-      this.waiters.forEach((wake) => wake());
-    });
-    this.child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString()));
-    this.exited = new Promise((resolve) => this.child.on('close', resolve));
-  }
-
-  /**
-   * Waits for `pattern` in the output not read yet, and reads up to its end; fails at once if
-   * `failOn` shows up first.
-   */
-  async until(pattern: RegExp, failOn?: RegExp): Promise<RegExpExecArray> {
-    for (;;) {
-      const unread = this.output.slice(this.read);
-      const match = pattern.exec(unread);
-      const failed = failOn?.exec(unread);
-      if (failed && (!match || failed.index < match.index)) {
-        throw new Error(`watch printed ${failOn} before ${pattern}:\n${unread}`);
-      }
-      if (match) {
-        this.read += match.index + match[0].length;
-        return match;
-      }
-      const closed = await new Promise<boolean>((resolve) => {
-        const wake = () => {
-          this.waiters.delete(wake);
-          resolve(false);
-        };
-        this.waiters.add(wake);
-        void this.exited.then(() => resolve(true));
-      });
-      if (closed && !pattern.test(this.output.slice(this.read))) {
-        throw new Error(`watch exited before printing ${pattern}:\n${this.output}\n${this.stderr}`);
-      }
-    }
-  }
-
-  type(line: string): void {
-    this.child.stdin.write(`${line}\n`);
-  }
-
-  /**
-   * Decides `trackingId` when the watcher shows it, skipping anything else it shows first (other
-   * test files may share a real Temporal cluster).
-   */
-  async decide(trackingId: string, key: string, reason?: string): Promise<string> {
-    const card = await this.show(trackingId);
-    this.type(key);
-    if (reason !== undefined) {
-      await this.until(/Reason[^\n]*> /);
-      this.type(reason);
-    }
-    await this.until(new RegExp(`${literal(trackingId)}: \\w+`));
-    return card;
-  }
-
-  /** Waits until the watcher shows `trackingId` and asks for a decision, skipping anything else. */
-  async show(trackingId: string): Promise<string> {
-    for (;;) {
-      const card = await this.until(/Approval (\S+) [\s\S]*?Decide: [^\n]*> /);
-      if (card[1] === trackingId) return card[0];
-      this.type('k');
-    }
-  }
-
-  async close(): Promise<number | null> {
-    this.child.stdin.end();
-    return this.exited;
-  }
-
-  get errors(): string {
-    return this.stderr;
-  }
-}
-
 test('watch: approvals arrive live and are decided from the terminal', async () => {
-  const terminal = new Terminal(['watch', '--agent', 'bank-transfer']);
+  const terminal = new Terminal(['watch', '--agent', 'bank-transfer'], env());
   await terminal.until(/Watching .* pending\./);
 
   const first = await cs.startRun('bank-transfer', TRANSFER.join(' '));
@@ -371,7 +277,7 @@ async function editElsewhere(trackingId: string, changes: Record<string, unknown
 }
 
 test('watch: an edit gives only the fields it changes; "more waiting" counts what is pending; q quits while idle', async () => {
-  const terminal = new Terminal(['watch', '--agent', 'bank-transfer']);
+  const terminal = new Terminal(['watch', '--agent', 'bank-transfer'], env());
   await terminal.until(/Watching .* pending\. Ctrl-D or q quits\.\n/);
   // Neither may count as waiting: one already decided, one of another agent still pending.
   const decided = await cs.startRun('bank-transfer', TRANSFER.join(' '));
@@ -407,7 +313,7 @@ test('watch: an edit gives only the fields it changes; "more waiting" counts wha
 });
 
 test('watch: an approval changed or decided elsewhere while shown is shown anew, or left with a note', async () => {
-  const terminal = new Terminal(['watch', '--agent', 'bank-transfer']);
+  const terminal = new Terminal(['watch', '--agent', 'bank-transfer'], env());
   await terminal.until(/Watching .* pending\./);
   const runId = await cs.startRun('bank-transfer', TRANSFER.join(' '));
   const trackingId = `${runId}.1`;
@@ -472,7 +378,7 @@ test('watch: a key pressed on an approval changed or decided elsewhere says what
     const runId = await cs.startRun('bank-transfer', TRANSFER.join(' '));
     const trackingId = `${runId}.1`;
     await cs.pendingOne(runId);
-    const terminal = new Terminal(['watch', '--agent', 'bank-transfer'], { url: proxy.url });
+    const terminal = new Terminal(['watch', '--agent', 'bank-transfer'], env({ COUNTERSIGN_URL: proxy.url }));
     await terminal.show(trackingId);
 
     // Changed since shown: refused as stale, then shown as it is now.

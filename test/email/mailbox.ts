@@ -54,3 +54,11 @@ export function linkIn(mail: ParsedMail, label: 'Approve' | 'Reject' | 'Open in 
   if (!match) throw new Error(`no ${label} link in mail: ${mail.text}`);
   return match[1]!;
 }
+
+/** The link under `label:` in the plain-text part, as an outcome email lays its answers out. */
+export function answerLinkIn(mail: ParsedMail, label: string): string {
+  const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const match = new RegExp(`^${escaped}:\\n {2}(\\S+)$`, 'm').exec(mail.text ?? '');
+  if (!match) throw new Error(`no "${label}" link in mail: ${mail.text}`);
+  return match[1]!;
+}

@@ -1,25 +1,18 @@
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import {
-  serveChatCompletions,
-  type ChatCompletionRequest,
-} from '../../model-server/chat-completions-server.js';
-import { trackingIdFor, type ApproverConfig, type RunEvent, type RunStatus } from '../../protocol/index.js';
+import type { ChatCompletionRequest } from '../../model-server/chat-completions-server.js';
+import { trackingIdFor, type RunEvent, type RunStatus } from '../../protocol/index.js';
 import { pauseSignal } from '../../workflows/definitions.js';
+import { restartUntilUp } from './support/chaos.js';
 import { readExecutions } from './support/executions.js';
 import { appliedText, executionsFile, FAULT_AGENT, FAULT_TOOL } from './support/fault-agents.js';
-import { restartUntilUp } from './support/chaos.js';
 import { linkTokens, waitForEmail } from './support/outbox.js';
-import { ProcessStack } from './support/process-stack.js';
-import { Rest } from './support/rest.js';
-
-const AGENTS_MODULE = fileURLToPath(new URL('./support/fault-agents.ts', import.meta.url));
+import type { Rest } from './support/rest.js';
+import { startScriptedStack } from './support/scripted-stack.js';
 
 interface RunDetail {
   status: RunStatus;
@@ -29,53 +22,34 @@ interface RunDetail {
 }
 
 test('a run paused with approvals pending continues as new, survives a restart, and is decided by the link and the REST call issued before', async (t) => {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'countersign-continue-pending-'));
-  const token = () => randomBytes(24).toString('base64url');
-  const approvers: ApproverConfig[] = [
-    { id: 'requester', email: 'requester@example.test', roles: ['requester'], token: token() },
-    { id: 'reviewer-1', email: 'reviewer-1@example.test', roles: ['reviewer'], token: token() },
-  ];
   // Two changes in one turn, each gated; once both are answered, the model finishes.
   const refs = [`a-${randomUUID().slice(0, 8)}`, `b-${randomUUID().slice(0, 8)}`] as const;
   const requests: ChatCompletionRequest[] = [];
-  const model = await serveChatCompletions((request) => {
-    requests.push(request);
-    const answered = request.messages.filter((m) => m.role === 'tool').map((m) => m.content);
-    if (answered.length > 0) return { content: `done: ${answered.join(' | ')}` };
-    return {
-      content: null,
-      tool_calls: refs.map((ref, i) => ({
-        id: `c${i + 1}`,
-        function: { name: FAULT_TOOL, arguments: { ref, amount: 7 + i } },
-      })),
-    };
-  });
-  const stack = await ProcessStack.start({
+  const {
+    stack,
     dataDir,
-    agentsModule: AGENTS_MODULE,
-    modelUrl: model.url,
     approvers,
+    as,
+    detail: read,
+  } = await startScriptedStack(t, {
+    name: 'continue-pending',
+    reviewers: 1,
     notify: true,
-    temporalLog: path.join(dataDir, 'temporal.log'),
-  }).catch(async (err: unknown) => {
-    await model.close();
-    throw err;
+    answer: (request) => {
+      requests.push(request);
+      const answered = request.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+      if (answered.length > 0) return { content: `done: ${answered.join(' | ')}` };
+      return {
+        content: null,
+        tool_calls: refs.map((ref, i) => ({
+          id: `c${i + 1}`,
+          function: { name: FAULT_TOOL, arguments: { ref, amount: 7 + i } },
+        })),
+      };
+    },
   });
-  t.after(async () => {
-    await stack.stop();
-    await model.close();
-    if (process.env.FAULT_KEEP === '1') console.error(`# fault data kept in ${dataDir}`);
-    else rmSync(dataDir, { recursive: true, force: true });
-  });
-  const requester = new Rest(stack.apiUrl, approvers[0]!.token);
-  const reviewer = new Rest(stack.apiUrl, approvers[1]!.token);
-  const detail = (runId: string, accept: (d: RunDetail) => boolean) =>
-    requester.retry<RunDetail>(
-      'GET',
-      `/api/runs/${runId}`,
-      undefined,
-      (r) => r.status === 200 && accept(r.body),
-    );
+  const [requester, reviewer] = as as [Rest, Rest];
+  const detail = (runId: string, accept: (d: RunDetail) => boolean) => read<RunDetail>(runId, accept);
   const restart = async () => {
     await stack.kill('worker');
     await stack.kill('temporal');
@@ -116,7 +90,7 @@ test('a run paused with approvals pending continues as new, survives a restart, 
   await temporal.workflow
     .getHandle(runId)
     .signal(pauseSignal, { actor: 'requester', channel: 'api', message: 'still holding' });
-  const continued = (await detail(runId, (d) => d.events.some((e) => e.type === 'run.continued'))).body;
+  const continued = await detail(runId, (d) => d.events.some((e) => e.type === 'run.continued'));
   assert.equal(continued.status, 'paused', 'still paused in the next execution');
   const handed = continued.events.find((e) => e.type === 'run.continued')!;
   assert.equal((handed.data as { pendingApprovals?: number }).pendingApprovals, 2);
@@ -139,12 +113,10 @@ test('a run paused with approvals pending continues as new, survives a restart, 
     { 'if-match': etag },
   );
   assert.ok([200, 202].includes(decided.status), JSON.stringify(decided.body));
-  const both = (
-    await detail(
-      runId,
-      (d) => d.events.filter((e) => e.type === 'approval.settled' && e.status === 'approved').length === 2,
-    )
-  ).body;
+  const both = await detail(
+    runId,
+    (d) => d.events.filter((e) => e.type === 'approval.settled' && e.status === 'approved').length === 2,
+  );
   assert.equal(both.status, 'paused');
   assert.deepEqual(readExecutions(executionsFile(dataDir)), [], 'nothing runs while paused');
   assert.deepEqual(
@@ -155,7 +127,7 @@ test('a run paused with approvals pending continues as new, survives a restart, 
 
   const resume = await requester.send('POST', `/api/runs/${runId}/resume`, {});
   assert.equal(resume.status, 202, JSON.stringify(resume.body));
-  const done = (await detail(runId, (d) => d.status === 'completed' || d.status === 'failed')).body;
+  const done = await detail(runId, (d) => d.status === 'completed' || d.status === 'failed');
   assert.equal(done.status, 'completed', JSON.stringify(done.events.at(-1)));
 
   // Each change ran once; the model was asked twice in all, the second time with both answers.

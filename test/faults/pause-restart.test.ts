@@ -1,25 +1,16 @@
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import {
-  serveChatCompletions,
-  type ChatCompletionRequest,
-} from '../../model-server/chat-completions-server.js';
-import { trackingIdFor, type ApproverConfig, type RunEvent, type RunStatus } from '../../protocol/index.js';
+import type { ChatCompletionRequest } from '../../model-server/chat-completions-server.js';
+import { trackingIdFor, type RunEvent, type RunStatus } from '../../protocol/index.js';
 import { readExecutions } from './support/executions.js';
 import { appliedText, executionsFile, FAULT_AGENT, FAULT_TOOL } from './support/fault-agents.js';
 import { decide } from './support/fault-runs.js';
 import type { PlannedRun } from './support/invariants.js';
 import { restartUntilUp } from './support/chaos.js';
-import { ProcessStack } from './support/process-stack.js';
-import { Rest } from './support/rest.js';
-
-const AGENTS_MODULE = fileURLToPath(new URL('./support/fault-agents.ts', import.meta.url));
+import type { Rest } from './support/rest.js';
+import { startScriptedStack } from './support/scripted-stack.js';
 
 interface RunDetail {
   status: RunStatus;
@@ -28,52 +19,30 @@ interface RunDetail {
 }
 
 test('a paused run survives a worker and Temporal server restart and resumes', async (t) => {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'countersign-pause-restart-'));
-  const token = () => randomBytes(24).toString('base64url');
-  const approvers: ApproverConfig[] = [
-    { id: 'requester', email: 'requester@example.test', roles: ['requester'], token: token() },
-    { id: 'reviewer-1', email: 'reviewer-1@example.test', roles: ['reviewer'], token: token() },
-  ];
-  // The model, in this process so it outlives every restart: it proposes the change the input names
-  // and, once the tool has answered, finishes, quoting the last thing it was told.
+  // The model proposes the change the input names and, once the tool has answered, finishes,
+  // quoting the last thing it was told.
   const requests: ChatCompletionRequest[] = [];
-  const model = await serveChatCompletions((request) => {
-    requests.push(request);
-    const tool = request.messages.find((m) => m.role === 'tool');
-    if (tool) return { content: `done: ${tool.content}; last said: ${request.messages.at(-1)?.content}` };
-    const ref = /ref=(\S+)/.exec(request.messages.find((m) => m.role === 'user')?.content ?? '')?.[1];
-    return {
-      content: null,
-      tool_calls: [{ id: 'c1', function: { name: FAULT_TOOL, arguments: { ref: ref ?? '?', amount: 7 } } }],
-    };
-  });
-  // Temporal's dev server on a SQLite file, one worker and one API, each a process of its own.
-  const stack = await ProcessStack.start({
+  const {
+    stack,
     dataDir,
-    agentsModule: AGENTS_MODULE,
-    modelUrl: model.url,
-    approvers,
-    temporalLog: path.join(dataDir, 'temporal.log'),
-  }).catch(async (err: unknown) => {
-    await model.close();
-    throw err;
+    as,
+    detail: read,
+  } = await startScriptedStack(t, {
+    name: 'pause-restart',
+    reviewers: 1,
+    answer: (request) => {
+      requests.push(request);
+      const tool = request.messages.find((m) => m.role === 'tool');
+      if (tool) return { content: `done: ${tool.content}; last said: ${request.messages.at(-1)?.content}` };
+      const ref = /ref=(\S+)/.exec(request.messages.find((m) => m.role === 'user')?.content ?? '')?.[1];
+      return {
+        content: null,
+        tool_calls: [{ id: 'c1', function: { name: FAULT_TOOL, arguments: { ref: ref ?? '?', amount: 7 } } }],
+      };
+    },
   });
-  t.after(async () => {
-    await stack.stop();
-    await model.close();
-    // FAULT_KEEP=1 leaves Temporal's SQLite file and log and the tool ledger behind for a post-mortem.
-    if (process.env.FAULT_KEEP === '1') console.error(`# fault data kept in ${dataDir}`);
-    else rmSync(dataDir, { recursive: true, force: true });
-  });
-  const requester = new Rest(stack.apiUrl, approvers[0]!.token);
-  const reviewer = new Rest(stack.apiUrl, approvers[1]!.token);
-  const detail = (runId: string, accept: (d: RunDetail) => boolean) =>
-    requester.retry<RunDetail>(
-      'GET',
-      `/api/runs/${runId}`,
-      undefined,
-      (r) => r.status === 200 && accept(r.body),
-    );
+  const [requester, reviewer] = as as [Rest, Rest];
+  const detail = (runId: string, accept: (d: RunDetail) => boolean) => read<RunDetail>(runId, accept);
 
   // One run, waiting for its approval, is paused through the API.
   const ref = `p-${randomUUID().slice(0, 8)}`;
@@ -93,7 +62,7 @@ test('a paused run survives a worker and Temporal server restart and resumes', a
   await restartUntilUp(stack, 'temporal');
   await restartUntilUp(stack, 'worker');
 
-  const after = (await detail(runId, () => true)).body;
+  const after = await detail(runId, () => true);
   assert.equal(after.status, 'paused', 'still paused after the restart');
   const pausedEvents = after.events.filter((e) => e.type === 'run.paused');
   assert.deepEqual(
@@ -113,9 +82,9 @@ test('a paused run survives a worker and Temporal server restart and resumes', a
   };
   await decide(reviewer, run, 0);
   assert.ok(run.acknowledged, 'the approval was taken');
-  const approved = (
-    await detail(runId, (d) => d.events.some((e) => e.type === 'approval.settled' && e.status === 'approved'))
-  ).body;
+  const approved = await detail(runId, (d) =>
+    d.events.some((e) => e.type === 'approval.settled' && e.status === 'approved'),
+  );
   assert.equal(approved.status, 'paused');
   assert.ok(!approved.events.some((e) => e.type === 'tool.ran'), 'no tool runs while paused');
   // The query that showed the approval waited for the workflow task that took it: had that task
@@ -135,7 +104,7 @@ test('a paused run survives a worker and Temporal server restart and resumes', a
   const correction = 'Apply it to the staging ledger only.';
   const resume = await requester.send('POST', `/api/runs/${runId}/resume`, { message: correction });
   assert.equal(resume.status, 202, JSON.stringify(resume.body));
-  const done = (await detail(runId, (d) => d.status === 'completed' || d.status === 'failed')).body;
+  const done = await detail(runId, (d) => d.status === 'completed' || d.status === 'failed');
   assert.equal(done.status, 'completed', JSON.stringify(done.events.at(-1)));
 
   // The call ran once, after the resume; the model read the tool's answer, then the correction.

@@ -34,6 +34,8 @@ export function testEnv(dataDir: string): NodeJS.ProcessEnv {
     'COUNTERSIGN_APPROVERS_FILE',
     'SMTP_URL',
     'COUNTERSIGN_PUBLIC_URL',
+    'COUNTERSIGN_PAYLOAD_KEYS',
+    'COUNTERSIGN_CODEC_CORS_ORIGINS',
     'PORT',
   ]) {
     delete env[name];
@@ -49,10 +51,11 @@ export class Running {
     private readonly ownsDir: boolean,
   ) {}
 
-  static async start(dataDir?: string): Promise<Running> {
+  /** `settings` are added to the test's environment (COUNTERSIGN_PAYLOAD_KEYS...). */
+  static async start(dataDir?: string, settings: NodeJS.ProcessEnv = {}): Promise<Running> {
     const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'countersign-start-'));
     const countersign = await startCountersign({
-      env: testEnv(dir),
+      env: { ...testEnv(dir), ...settings },
       port: 0,
       devServerPorts: { port: 0, uiPort: 0 },
     });

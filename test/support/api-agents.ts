@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineAgent, defineTool } from '../../define/index.js';
+import { defineAgent, defineTool, OutcomeUnknownError } from '../../define/index.js';
 import type { ApproverConfig } from '../../protocol/index.js';
 
 /** Agents for the API, email and inbox tests: one gated call each, with different policies. */
@@ -63,6 +63,29 @@ const payout = defineTool({
   },
 });
 
+const restartAttempts = new Map<string, number>();
+
+/**
+ * Does not dedupe. The first attempt to restart a service named `unsure-*` cannot tell whether the
+ * restart happened (an unknown outcome a person answers); later attempts, and other services, do.
+ */
+const restartService = defineTool({
+  name: 'restart_service',
+  description: 'Restart a service (not safe to repeat).',
+  parameters: z.object({ service: z.string() }),
+  result: z.object({ restarted: z.string() }),
+  approval: { approvers: ['admin'] },
+  async execute(args, context) {
+    const attempt = (restartAttempts.get(context.idempotencyKey) ?? 0) + 1;
+    restartAttempts.set(context.idempotencyKey, attempt);
+    toolRuns.push({ runId: context.runId, tool: 'restart_service', args });
+    context.progress(`restart of ${args.service} requested`);
+    if (attempt === 1 && args.service.startsWith('unsure-'))
+      throw new OutcomeUnknownError(`${args.service} did not confirm the restart`);
+    return { restarted: args.service };
+  },
+});
+
 export const bank = defineAgent({
   name: 'bank',
   description: 'Moves money when asked.',
@@ -74,7 +97,7 @@ export const ops = defineAgent({
   name: 'ops',
   description: 'Deploys services.',
   instructions: 'You deploy services.',
-  tools: [deploy],
+  tools: [deploy, restartService],
 });
 
 /** Two people must agree, and either may change the amount first. */

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import type { ContentStore } from '../../activities/content-store.js';
 import { createApi } from '../../api/create-api.js';
 import type { AgentDefinition } from '../../define/index.js';
@@ -29,6 +30,7 @@ export interface HttpAnswer<T = unknown> {
 export interface Stack {
   /** The API's base URL (also its public URL, used in email links). */
   url: string;
+  /** A client of the stack's Temporal, with the stack's payload codec when it has one. */
   client: Client;
   fake: FakeModel;
   dataDir: string;
@@ -63,8 +65,11 @@ export interface Stack {
   cachedRuns(): number;
   /** How many calls of this Temporal method (`ListWorkflowExecutions`...) the API has made. */
   apiCalls(method: string): number;
-  /** Starts the worker again; `address` connects it elsewhere (a proxy in front of Temporal). */
-  startWorker(options?: { address?: string }): Promise<void>;
+  /**
+   * Starts the worker again; `address` connects it elsewhere (a proxy in front of Temporal),
+   * `payloadCodec` gives it other keys.
+   */
+  startWorker(options?: { address?: string; payloadCodec?: PayloadCodec }): Promise<void>;
   /** Where Temporal (the test's own dev server, or TEMPORAL_ADDRESS) listens. */
   temporalAddress: string;
   close(): Promise<void>;
@@ -80,6 +85,10 @@ export interface StackOptions {
   dynamicConfig?: Record<string, number>;
   /** Given to the worker and the API alike, as a service that keeps large tool outputs out of runs does. */
   contentStore?: ContentStore;
+  /** Encrypts payloads: the worker, the API's client, the API's codec endpoint and `client` share it. */
+  payloadCodec?: PayloadCodec;
+  /** The API's `codecCorsOrigins`. */
+  codecCorsOrigins?: string[];
 }
 
 /**
@@ -93,7 +102,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const signingSecret = 'test-signing-secret-0123456789abcdef-0123456789';
   const { dynamicConfig } = options;
   const temporal = await getTestTemporal(dynamicConfig ? { dynamicConfig } : {});
-  const client = temporal.client;
+  const { payloadCodec } = options;
+  const dataConverter = payloadCodec ? { payloadCodecs: [payloadCodec] } : undefined;
+  const client = payloadCodec
+    ? new Client({ connection: temporal.connection, namespace: temporal.namespace, dataConverter })
+    : temporal.client;
   const fake = await FakeModel.start();
   // The API has a connection of its own, whose calls are counted by method.
   const apiCallCounts = new Map<string, number>();
@@ -129,11 +142,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     model: { baseUrl: fake.url, apiKey: 'test-key' },
     notifier,
     contentStore: options.contentStore,
+    payloadCodec,
   };
   let worker = await startTestWorker(workerOptions);
   let workerRunning = true;
   const app = createApi({
-    client: new Client({ connection: apiConnection, namespace: temporal.namespace }),
+    client: new Client({ connection: apiConnection, namespace: temporal.namespace, dataConverter }),
     namespace: temporal.namespace,
     taskQueue: worker.taskQueue,
     agents,
@@ -144,6 +158,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     decisionWaitMs: options.decisionWaitMs,
     listPollMs: 200,
     contentStore: options.contentStore,
+    payloadCodec,
+    codecCorsOrigins: options.codecCorsOrigins,
   });
   server.on('request', app);
 
@@ -230,8 +246,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     cachedRuns: () => worker.worker.getStatus().numCachedWorkflows,
     apiCalls: (method) => apiCallCounts.get(method) ?? 0,
-    async startWorker({ address = temporal.address } = {}) {
-      worker = await startTestWorker({ ...workerOptions, address, taskQueue: worker.taskQueue });
+    async startWorker({ address = temporal.address, payloadCodec: codec = payloadCodec } = {}) {
+      worker = await startTestWorker({
+        ...workerOptions,
+        address,
+        payloadCodec: codec,
+        taskQueue: worker.taskQueue,
+      });
       workerRunning = true;
     },
     async close() {

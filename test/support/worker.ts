@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { PayloadCodec } from '@temporalio/common';
 import {
   DefaultLogger,
   makeTelemetryFilterString,
@@ -48,6 +49,7 @@ export async function startTestWorker(options: {
   notifier?: Notifier;
   maxToolOutputBytes?: number;
   contentStore?: ContentStore;
+  payloadCodec?: PayloadCodec;
 }): Promise<TestWorker> {
   installTestRuntime();
   bundle ??= bundleWorkflows();
@@ -62,6 +64,7 @@ export async function startTestWorker(options: {
     notifier: options.notifier,
     maxToolOutputBytes: options.maxToolOutputBytes,
     contentStore: options.contentStore,
+    payloadCodec: options.payloadCodec,
     workflowBundle: await bundle,
     workerOptions: { shutdownGraceTime: '1 second' },
   });

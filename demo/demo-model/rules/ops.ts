@@ -5,6 +5,8 @@ import { answer, callTools, failureLine, isObject, refusalLine } from '../reply.
 type Call = { name: string; args: Record<string, unknown> };
 
 const REGIONS = ['us-east-1', 'us-west-2', 'eu-west-1', 'ap-southeast-1'];
+/** The services restart_service restarts; any other restart is a systemctl command on the host. */
+const MANAGED_SERVICES = ['payments', 'checkout', 'search'];
 const shell = (command: string): Call => ({
   name: 'run_shell_command',
   args: { command, cwd: '/', timeoutSeconds: 30 },
@@ -12,6 +14,10 @@ const shell = (command: string): Call => ({
 
 /** Plain requests an operator types, mapped to commands the simulated host understands. */
 const INTENTS: [RegExp, (m: RegExpExecArray) => Call][] = [
+  [
+    new RegExp(`restart (?:the )?(${MANAGED_SERVICES.join('|')})\\b`, 'i'),
+    (m) => ({ name: 'restart_service', args: { service: m[1]!.toLowerCase() } }),
+  ],
   [/disk (?:usage|space)|free space/i, () => shell('df -h')],
   [/memory/i, () => shell('free -m')],
   [/uptime|load average/i, () => shell('uptime')],
@@ -50,16 +56,33 @@ export function planOps(text: string): Call[] {
   return [];
 }
 
+function whatOf(call: Step['call']): string {
+  if (call.name === 'provision_vm')
+    return `provision a ${String(call.args.size)} VM in ${String(call.args.region)}`;
+  if (call.name === 'restart_service') return `restart ${String(call.args.service)}`;
+  return `run \`${String(call.args.command)}\``;
+}
+
+/**
+ * A restart's result: the service manager's own, or one an operator gave when nobody knew whether
+ * the restart happened (it carries no `simulated` mark of the host's).
+ */
+function restartReport(r: Record<string, unknown>): string {
+  const service = String(r.service);
+  if (r.simulated !== true)
+    return `An operator reported that the restart of ${service} happened: it is ${String(r.state)}.`;
+  const count = Number(r.restarts);
+  return `Restarted ${service} on ${String(r.host)}: it is ${String(r.state)}${count > 1 ? ` (${count} restarts on record)` : ''}.`;
+}
+
 function report(step: Step): string {
   const { call, outcome } = step;
-  const what =
-    call.name === 'provision_vm'
-      ? `provision a ${String(call.args.size)} VM in ${String(call.args.region)}`
-      : `run \`${String(call.args.command)}\``;
+  const what = whatOf(call);
   if (outcome.kind === 'refused') return refusalLine(step, what);
   if (outcome.kind === 'failed') return failureLine(step, what);
   const r = outcome.data;
   if (!isObject(r)) return outcome.text;
+  if (call.name === 'restart_service') return restartReport(r);
   if (isObject(r.vm)) {
     const vm = r.vm;
     return `Provisioned ${String(vm.id)}: ${String(vm.size)} in ${String(vm.region)}, IP ${String(vm.ip)}, $${String(vm.hourlyCost)}/hour (simulated cloud).`;
@@ -80,13 +103,16 @@ export function opsRule(conversation: Conversation): AssistantReply {
   const calls = planOps(conversation.request);
   if (calls.length === 0) {
     return answer(
-      'I can check disk usage, memory, uptime and logs, restart or stop a service, clean up rotated logs, run a `quoted command`, or provision a VM (e.g. "Provision a large VM in eu-west-1").',
+      'I can check disk usage, memory, uptime and logs, restart or stop a service (payments, checkout and search through the service manager), clean up rotated logs, run a `quoted command`, or provision a VM (e.g. "Provision a large VM in eu-west-1").',
     );
   }
+  const [only] = calls.length === 1 ? calls : [];
   const changes =
-    calls.length === 1 && calls[0]!.name === 'run_shell_command'
-      ? `Running \`${String(calls[0]!.args.command)}\``
-      : 'Proposing the operations';
+    only?.name === 'run_shell_command'
+      ? `Running \`${String(only.args.command)}\``
+      : only?.name === 'restart_service'
+        ? `Restarting ${String(only.args.service)} through the service manager`
+        : 'Proposing the operations';
   return callTools(
     conversation,
     `${changes} on the simulated host; anything that changes it waits for an operator.`,

@@ -2,7 +2,9 @@ import { api } from '../api.js';
 import { diffArgs, diffView } from '../args-editor.js';
 import { append, clear, h, json, statusChip, time } from '../dom.js';
 import { auditView } from './audit.js';
-import { argValues, decisionPanel } from './decision-panel.js';
+import { argValues } from './arg-values.js';
+import { decisionPanel } from './decision-panel.js';
+import { OUTCOME_HOW, attemptFacts, outcomeBadge } from './outcome.js';
 import { modelWords, transcriptView } from './transcript.js';
 
 /** What an approval is called: its tool, or what kind of decision it is when that says more. */
@@ -10,8 +12,12 @@ export function approvalTitle(a) {
   if (a.kind === 'plan') return 'Plan review';
   if (a.kind === 'question') return 'Question from the agent';
   if (a.kind === 'result') return `Result of ${a.tool}`;
+  if (a.kind === 'outcome') return `Did this happen? ${a.tool}`;
   return a.tool;
 }
+
+/** A title's mark of its kind, where the kind changes what the answers mean. */
+export const kindBadge = (a) => (a.kind === 'outcome' ? [outcomeBadge(), ' '] : null);
 
 /** The arguments a rule's conditions name (`amount > 1000`), with the values they have now. */
 function ruleValues(reason, args) {
@@ -38,7 +44,8 @@ function ruleView(a) {
   return h(
     'section',
     { class: 'rule', 'aria-label': 'Why this needs a decision' },
-    h('h3', {}, 'Asked for by the policy'),
+    // An outcome goes to those the call's approval named: the policy asked them once already.
+    h('h3', {}, a.kind === 'outcome' ? 'Asked of the call’s approvers' : 'Asked for by the policy'),
     h(
       'ul',
       { class: 'requirements' },
@@ -76,7 +83,10 @@ function facts(a) {
     ['Deadline', [time(a.deadline), a.escalated ? ' (escalated)' : '']],
     ['Who may decide', a.approvers.join(', ')],
     ['Revision', String(a.revision)],
-    ['Approved by', a.approvals.length ? a.approvals.map((s) => s.approver).join(', ') : 'nobody yet'],
+    [
+      a.kind === 'outcome' ? 'Answered by' : 'Approved by',
+      a.approvals.length ? a.approvals.map((s) => s.approver).join(', ') : 'nobody yet',
+    ],
   ];
   return h(
     'dl',
@@ -100,6 +110,14 @@ function decidedProposal(a) {
         ),
       ),
     ];
+  if (a.kind === 'outcome')
+    return [
+      h('h2', {}, 'The call that ran'),
+      h('p', {}, h('code', {}, a.tool)),
+      argValues(a.args),
+      h('h2', {}, 'What was known of the attempt'),
+      attemptFacts(a.attempt),
+    ];
   const parts = [
     h('h2', {}, 'Call'),
     h('p', {}, h('code', {}, a.tool)),
@@ -119,6 +137,9 @@ export const HOW = {
   cancelled: 'Cancelled',
 };
 
+/** How this approval ended, in the words of its kind. */
+export const howSettled = (a, status) => (a.kind === 'outcome' ? OUTCOME_HOW : HOW)[status] ?? status;
+
 function outcome(a) {
   const o = a.outcome;
   if (!o) return h('p', {}, statusChip(a.status));
@@ -130,7 +151,7 @@ function outcome(a) {
       'p',
       {},
       statusChip(o.status),
-      ` ${HOW[o.status] ?? o.status}`,
+      ` ${howSettled(a, o.status)}`,
       o.by.length ? ` by ${o.by.join(', ')}` : '',
       ' · ',
       time(o.at),
@@ -187,7 +208,7 @@ export async function approvalView(ctx, trackingId) {
     const pending = a.status === 'pending';
     const decision = pending ? decisionPanel(ctx, a, load, { rule: ruleView(a) }) : null;
     append(clear(root), [
-      h('h1', {}, approvalTitle(a), ' ', statusChip(a.status)),
+      h('h1', {}, kindBadge(a), approvalTitle(a), ' ', statusChip(a.status)),
       h('p', { class: 'lede' }, a.description),
       h(
         'p',
@@ -232,8 +253,14 @@ export async function approvalView(ctx, trackingId) {
         h('pre', { class: 'args', 'aria-label': 'Proposed arguments' }, json(a.args)),
         a.plan ? h('pre', { 'aria-label': 'Proposed plan' }, json(a.plan)) : null,
         a.result !== undefined ? h('pre', { 'aria-label': 'Result' }, json(a.result)) : null,
+        a.attempt ? h('pre', { 'aria-label': 'Attempt' }, json(a.attempt)) : null,
       ),
-      h('section', { 'aria-label': 'Audit trail' }, h('h2', {}, 'Audit trail'), auditView(a.decisions)),
+      h(
+        'section',
+        { 'aria-label': 'Audit trail' },
+        h('h2', {}, 'Audit trail'),
+        auditView(a.decisions, { approvals: [a] }),
+      ),
     ]);
   }
   await load();

@@ -1,6 +1,10 @@
 import { api, ApiError } from '../api.js';
 import { argsEditor, diffView } from '../args-editor.js';
 import { h, json, setText } from '../dom.js';
+import { answerValue } from '../result-editor.js';
+import { argValues } from './arg-values.js';
+import { OUTCOME_DONE } from './outcome.js';
+import { outcomeChoices } from './outcome-choices.js';
 import { planEditor } from './plan.js';
 
 const DONE = { approve: 'Approved', edit: 'Approved with edits', reject: 'Rejected', respond: 'Answered' };
@@ -12,30 +16,6 @@ async function pollOutcome(location) {
     if (status === 200) return;
   }
   throw new Error('The run has not taken the decision yet; it will when its worker is back.');
-}
-
-/** Free text, or JSON when it parses as JSON. */
-function answerValue(text, schema) {
-  if (schema?.type === 'string') return text;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/** Arguments as a person reads them: one line a field, multi-line strings as their lines. */
-export function argValues(args) {
-  const entries = Object.entries(args ?? {});
-  if (entries.length === 0) return h('p', { class: 'muted' }, 'No arguments.');
-  return h(
-    'dl',
-    { class: 'arg-values' },
-    entries.map(([key, value]) => [
-      h('dt', {}, h('code', {}, key)),
-      h('dd', {}, h('pre', {}, typeof value === 'string' ? value : json(value))),
-    ]),
-  );
 }
 
 /**
@@ -78,7 +58,7 @@ export function decisionPanel(ctx, a, reload, { rule } = {}) {
         say('Sent; waiting for the run to take it…');
         await pollOutcome(data.location);
       }
-      ctx.toast(DONE[decision.type]);
+      ctx.toast((a.kind === 'outcome' ? OUTCOME_DONE : DONE)[decision.type]);
       await reload({ ownDecision: true });
     } catch (err) {
       if (err instanceof ApiError && err.status === 412) {
@@ -93,6 +73,23 @@ export function decisionPanel(ctx, a, reload, { rule } = {}) {
       say(err.message, true);
       for (const b of buttons) b.disabled = false;
     }
+  }
+
+  const layout = (work, actions, heading = 'Your decision') => ({
+    work: h('section', { class: 'work', 'aria-label': 'Proposal' }, work),
+    panel: h(
+      'section',
+      { class: 'panel decision', 'aria-label': 'Decision' },
+      h('h2', {}, heading),
+      rule,
+      status,
+      actions,
+    ),
+  });
+
+  if (a.kind === 'outcome') {
+    const { work, actions } = outcomeChoices(a, { button, send, say });
+    return layout(work, actions, 'What happened?');
   }
 
   const work = [];
@@ -274,15 +271,5 @@ export function decisionPanel(ctx, a, reload, { rule } = {}) {
   }
   if (respond && a.kind === 'call') actions.push(respond);
 
-  return {
-    work: h('section', { class: 'work', 'aria-label': 'Proposal' }, work),
-    panel: h(
-      'section',
-      { class: 'panel decision', 'aria-label': 'Decision' },
-      h('h2', {}, 'Your decision'),
-      rule,
-      status,
-      actions,
-    ),
-  };
+  return layout(work, actions);
 }

@@ -1,15 +1,17 @@
 import { api } from '../api.js';
 import { h, statusChip, time } from '../dom.js';
 import { pagedList, pageQuery } from '../paged.js';
-import { HOW, approvalTitle } from './approval.js';
+import { approvalTitle, howSettled, kindBadge } from './approval.js';
+import { attemptLine } from './outcome.js';
 
 /** Who decided, how and when; or why no one did. */
-function decidedLine(o) {
+function decidedLine(a) {
+  const o = a.outcome;
   if (!o) return null;
   return h(
     'span',
     { class: 'decided-by' },
-    HOW[o.status] ?? o.status,
+    howSettled(a, o.status),
     o.by.length ? ` by ${o.by.join(', ')}` : '',
     ' · ',
     time(o.at),
@@ -29,9 +31,17 @@ function card(ctx, a) {
     h(
       'a',
       { href: `#/approvals/${encodeURIComponent(a.trackingId)}` },
-      h('span', { class: 'card-title' }, h('strong', {}, approvalTitle(a)), ' ', statusChip(a.status)),
+      h(
+        'span',
+        { class: 'card-title' },
+        kindBadge(a),
+        h('strong', {}, approvalTitle(a)),
+        ' ',
+        statusChip(a.status),
+      ),
       h('span', { class: 'card-desc' }, a.question ?? a.description),
-      pending ? null : decidedLine(a.outcome),
+      a.kind === 'outcome' ? attemptLine(a.attempt) : null,
+      pending ? null : decidedLine(a),
       h(
         'span',
         { class: 'muted' },

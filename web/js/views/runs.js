@@ -3,6 +3,7 @@ import { api } from '../api.js';
 import { append, clear, h, setText, statusChip, when } from '../dom.js';
 import { pagedList, pageQuery } from '../paged.js';
 import { auditView } from './audit.js';
+import { outcomeBadge } from './outcome.js';
 import { runControls } from './run-controls.js';
 import { transcriptView } from './transcript.js';
 
@@ -129,6 +130,15 @@ export async function runsView(ctx) {
   };
 }
 
+/**
+ * The audit trail with the attempts whose outcome nobody knew: the API's `audit` holds the
+ * approval entries only, `events` the whole log, in the same id order.
+ */
+function auditOf(run) {
+  const unknown = (run.events ?? []).filter((e) => e.type === 'tool.unknown');
+  return [...run.audit, ...unknown].sort((x, y) => x.id - y.id);
+}
+
 /** One run: status, task, output, what waits, the conversation and the audit trail. */
 export async function runView(ctx, runId) {
   const root = h('article', { class: 'run' });
@@ -164,6 +174,7 @@ export async function runView(ctx, runId) {
                 h(
                   'li',
                   {},
+                  p.kind === 'outcome' ? [outcomeBadge(), ' '] : null,
                   h('a', { href: `#/approvals/${encodeURIComponent(p.trackingId)}` }, p.tool),
                   ' · ',
                   p.description,
@@ -176,7 +187,7 @@ export async function runView(ctx, runId) {
       h('h2', {}, 'Conversation'),
       transcriptView(run.transcript, { runId: run.runId, approvals: run.approvals }),
       h('h2', {}, 'Audit trail'),
-      auditView(run.audit),
+      auditView(auditOf(run), { approvals: run.approvals }),
     ]);
     if (focused?.isConnected) focused.focus();
   }

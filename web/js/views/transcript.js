@@ -1,5 +1,6 @@
 import { diffArgs, diffView } from '../args-editor.js';
 import { h, json } from '../dom.js';
+import { outcomeMark } from './outcome.js';
 import { storedOutputView } from './stored-output.js';
 
 function args(text) {
@@ -63,7 +64,7 @@ function editMark(edit) {
 /**
  * The run's conversation, as text only: what the user asked, what the model said and called, what
  * tools answered (an output kept in the content store, on request); and, between a call and its
- * result, where a human changed its arguments.
+ * result, where a human changed its arguments or said what happened when nobody knew.
  */
 export function transcriptView(messages, { runId, highlight, approvals } = {}) {
   const edits = humanEdits(messages, approvals);
@@ -93,6 +94,7 @@ export function transcriptView(messages, { runId, highlight, approvals } = {}) {
           'li',
           { class: 'msg msg-tool' },
           edits.has(m.tool_call_id) ? editMark(edits.get(m.tool_call_id)) : null,
+          outcomeMark(approvals, m.tool_call_id),
           h('span', { class: 'role' }, `Tool result (${m.tool_call_id})`),
           storedOutput(runId, m) ?? h('pre', {}, m.content),
         );
