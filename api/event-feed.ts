@@ -57,6 +57,8 @@ interface Watched {
    * when the feed started, until first looked at: what it did before the feed is not news.
    */
   knownLength: number | undefined;
+  /** The Temporal run (execution) `knownLength` counts in; another one is the run continued as new. */
+  execution?: string;
   /** The poll at which to look at it again if its listing has not changed, and the wait before. */
   nextCheck: number;
   interval: number;
@@ -207,14 +209,14 @@ export class RunEventFeed {
         return false;
       };
       if (!history) return unreadable();
+      // The next execution of a run that continued as new: its history starts afresh, however long.
+      const continued = run.execution !== undefined && history.execution !== run.execution;
       const quiet = () => {
-        Object.assign(run, { knownLength: history.length, retry: undefined });
+        Object.assign(run, { knownLength: history.length, execution: history.execution, retry: undefined });
         Object.assign(run, due(poll, Math.min(run.interval * 2, MAX_RECHECK_POLLS)));
         return history.closed;
       };
-      if (history.length === run.knownLength) return quiet();
-      // A shorter history is the next execution of a run that continued as new: news.
-      const continued = run.knownLength !== undefined && history.length < run.knownLength;
+      if (!continued && history.length === run.knownLength) return quiet();
       const news = continued || (await changed(info.runId, run.knownLength, from));
       if (news === undefined) return unreadable();
       if (!news) return quiet();
@@ -222,7 +224,12 @@ export class RunEventFeed {
       // Not readable now (no worker up): look again later.
       if (!read) return unreadable();
       if (read.unseen.length > 0) emit(read.unseen, info.access());
-      Object.assign(run, { cursor: read.last ?? run.cursor, knownLength: history.length, retry: undefined });
+      Object.assign(run, {
+        cursor: read.last ?? run.cursor,
+        knownLength: history.length,
+        execution: history.execution,
+        retry: undefined,
+      });
       Object.assign(run, due(poll, RECHECK_POLLS));
       return history.closed;
     };

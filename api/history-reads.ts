@@ -15,13 +15,17 @@ export async function liveHistory(
   client: Client,
   namespace: string,
   runId: string,
-): Promise<{ length: number; closed: boolean } | undefined> {
+): Promise<{ length: number; closed: boolean; execution: string } | undefined> {
   try {
     const { workflowExecutionInfo: info } = await client.workflowService.describeWorkflowExecution({
       namespace,
       execution: { workflowId: runId },
     });
-    return { length: Number(info?.historyLength ?? 0), closed: info?.status !== RUNNING };
+    return {
+      length: Number(info?.historyLength ?? 0),
+      closed: info?.status !== RUNNING,
+      execution: info?.execution?.runId ?? '',
+    };
   } catch {
     return undefined;
   }

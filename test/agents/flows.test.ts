@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { Running } from '../start/running.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** Every demo agent's approve, edit and reject paths, through the REST API, with the offline demo model. */
 let cs: Running;
@@ -221,9 +222,12 @@ describe('ops', () => {
       assert.equal(outcome.attempt?.progress?.step, 'restart of payments requested from the service manager');
       assert.match(outcome.attempt!.reason, /accepted the restart of payments but never confirmed it/);
 
+      // The mail is sent beside the approval, so it may land a moment after the run shows it.
       const outbox = path.join(cs.dataDir, 'outbox');
-      const file = readdirSync(outbox).find((f) => f.endsWith(`-${outcome.trackingId}-admin.eml`));
-      assert.ok(file, `an email for ${outcome.trackingId} in the outbox`);
+      const file = await waitFor(
+        async () => readdirSync(outbox).find((f) => f.endsWith(`-${outcome.trackingId}-admin.eml`)),
+        `an email for ${outcome.trackingId} in the outbox`,
+      );
       const mail = await simpleParser(readFileSync(path.join(outbox, file)));
       assert.match(mail.subject ?? '', /does not know whether this call happened: restart_service/);
       assert.match(mail.text ?? '', /^It did not happen: run it again:$/m);
