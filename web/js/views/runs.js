@@ -130,15 +130,6 @@ export async function runsView(ctx) {
   };
 }
 
-/**
- * The audit trail with the attempts whose outcome nobody knew: the API's `audit` holds the
- * approval entries only, `events` the whole log, in the same id order.
- */
-function auditOf(run) {
-  const unknown = (run.events ?? []).filter((e) => e.type === 'tool.unknown');
-  return [...run.audit, ...unknown].sort((x, y) => x.id - y.id);
-}
-
 /** One run: status, task, output, what waits, the conversation and the audit trail. */
 export async function runView(ctx, runId) {
   const root = h('article', { class: 'run' });
@@ -187,7 +178,7 @@ export async function runView(ctx, runId) {
       h('h2', {}, 'Conversation'),
       transcriptView(run.transcript, { runId: run.runId, approvals: run.approvals }),
       h('h2', {}, 'Audit trail'),
-      auditView(auditOf(run), { approvals: run.approvals }),
+      auditView(run.audit, { approvals: run.approvals }),
     ]);
     if (focused?.isConnected) focused.focus();
   }
