@@ -53,8 +53,8 @@ export function createRunTool(agents: AgentDefinition[], limits: ToolOutputLimit
       );
     }
     const context = Context.current();
-    const started: Omit<UnknownAttempt, 'reason'> = {
-      attempt: context.info.attempt,
+    // Which attempt this is, the workflow counts itself: each one is an activity of its own.
+    const started: Omit<UnknownAttempt, 'reason' | 'attempt'> = {
       startedAt: new Date().toISOString(),
       ...(limits.worker ? { worker: limits.worker } : {}),
     };

@@ -86,7 +86,14 @@ export function staleRevision(approval: ApprovalView, revision: number): HttpErr
 }
 
 /** The applied outcome, or null when the workflow has not taken the decision within the wait. */
-export type DecisionResult = DecisionOutcome | null;
+/**
+ * The workflow's answer (null: not within the wait), and the approval as the API read it before
+ * sending (absent when a retried request was answered from its first outcome).
+ */
+export interface DecisionResult {
+  outcome: DecisionOutcome | null;
+  approval?: ApprovalView;
+}
 
 export function unknownApproval(trackingId: string): HttpError {
   return new HttpError(404, `no approval ${trackingId}`, { code: 'unknown_approval' });
@@ -127,7 +134,7 @@ export async function decide(
       });
     if (earlier) {
       reusedKey(earlier, fingerprint);
-      return earlier;
+      return { outcome: earlier };
     }
   }
   // Pending approvals come from the memo, which needs no worker; only a settled or unknown id
@@ -197,7 +204,7 @@ export async function decide(
         const current = await readApproval(client, parsed.runId, request.trackingId).catch(() => null);
         if (current) throw staleRevision(current, request.revision!);
       }
-      return outcome;
+      return { outcome, approval };
     });
   } catch (err) {
     if (err instanceof UnknownApprovalError) throw unknownApproval(request.trackingId);

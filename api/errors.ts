@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
 import { toPointer, type FieldError } from '../protocol/index.js';
+import { grpcStatus } from '../client/grpc-status.js';
 
 /** The one error shape of the API: `{ error: { message, code?, fields? } }`. */
 export const ErrorBody = z.strictObject({
@@ -88,12 +89,8 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, _req, res, next)
 const RETRYABLE_GRPC = new Set([1, 4, 8, 14]);
 
 function temporalBusy(err: unknown): boolean {
-  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'number' && RETRYABLE_GRPC.has(code)) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
+  const code = grpcStatus(err)?.code;
+  return code !== undefined && RETRYABLE_GRPC.has(code);
 }
 
 function isClientError(err: unknown): err is { status: number; type?: string } {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { QueryDefinition, WorkflowHandle } from '@temporalio/client';
+import { grpcStatus } from './grpc-status.js';
 
 /** gRPC's RESOURCE_EXHAUSTED, as the server answers a query it cannot buffer. */
 const RESOURCE_EXHAUSTED = 8;
@@ -8,13 +9,8 @@ const ATTEMPTS = 12;
 
 /** The server buffers few queries while a run's workflow task is in flight, one by default. */
 function queryBufferFull(err: unknown): boolean {
-  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 4; depth++) {
-    const { code, details } = e as { code?: unknown; details?: unknown };
-    if (code === RESOURCE_EXHAUSTED && typeof details === 'string' && /query buffer/i.test(details))
-      return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
+  const status = grpcStatus(err);
+  return status?.code === RESOURCE_EXHAUSTED && /query buffer/i.test(status.details ?? '');
 }
 
 /**

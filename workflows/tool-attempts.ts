@@ -35,7 +35,7 @@ export type CallOutcome =
   | { ok: false; error: string };
 
 /** Whether another attempt of the tool's calls is safe without asking anyone. */
-export const isIdempotent = (tool: ToolSpec) => tool.idempotent ?? tool.safe;
+const isIdempotent = (tool: ToolSpec) => tool.idempotent ?? tool.safe;
 
 /**
  * Runs the call's tool. A tool that dedupes is retried by Temporal, whatever ended an attempt. One
@@ -122,13 +122,6 @@ function reasonOf(cause: Error | undefined): string {
     : 'it ended without the tool saying how';
 }
 
-/** The people the call's approval named decide; a call that ran without one goes to its policy's approvers. */
-function requirementsFor(ctx: RunContext, tool: ToolSpec, input: ToolRunInput): Requirement[] {
-  const approved = input.trackingId ? ctx.book.get(input.trackingId) : null;
-  if (approved) return approved.requirements;
-  return [{ roles: policyOf(tool).approvers, count: 1, reason: `${tool.name} ran without an approval` }];
-}
-
 async function askWhatHappened(
   ctx: RunContext,
   tool: ToolSpec,
@@ -142,7 +135,11 @@ async function askWhatHappened(
     data: { toolCallId: input.toolCallId, ...attempt },
   });
   const policy = policyOf(tool);
+  // Those the call's approval named decide; a call that ran without one goes to its policy's approvers.
   const approval = input.trackingId ? ctx.book.get(input.trackingId) : null;
+  const requirements: Requirement[] = approval?.requirements ?? [
+    { roles: policy.approvers, count: 1, reason: `${tool.name} ran without an approval` },
+  ];
   const view = await awaitHumanDecision(ctx.book, {
     kind: 'outcome',
     tool: tool.name,
@@ -153,7 +150,7 @@ async function askWhatHappened(
     schema: tool.resultSchema ?? {},
     ...(tool.resultSchema ? { resultSchema: tool.resultSchema } : {}),
     allowedDecisions: ['respond', 'approve', 'reject'],
-    requirements: requirementsFor(ctx, tool, input),
+    requirements,
     allowSelfApproval: approval?.allowSelfApproval ?? policy.allowSelfApproval,
     deadlineSeconds: policy.deadlineSeconds,
     // Silence is not consent: no answer by the deadline means the call failed.

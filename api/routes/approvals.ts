@@ -156,7 +156,7 @@ export function approvalsRouter(options: ApiOptions): Router {
       req.get('x-countersign-channel') ?? 'api',
       'X-Countersign-Channel header',
     );
-    const outcome = await decide(
+    const { outcome } = await decide(
       { client, agents: options.agents, waitMs: options.decisionWaitMs ?? 5_000 },
       {
         trackingId,

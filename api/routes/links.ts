@@ -8,7 +8,7 @@ import type { ApiOptions } from '../context.js';
 import { decide, refusal } from '../decide.js';
 import { HttpError } from '../errors.js';
 import { confirmPage, decidedPage, messagePage } from '../link-pages.js';
-import { readApproval, readPendingFromMemo } from '../run-reads.js';
+import { readApproval } from '../run-reads.js';
 import { getRunEvents } from '../../client/index.js';
 
 const Form = z.object({ message: z.string().max(4_000).optional() });
@@ -149,13 +149,8 @@ export function linksRouter(options: ApiOptions): Router {
     const message = form.success && form.data.message?.trim() ? form.data.message.trim() : undefined;
     const decision =
       claims.action === 'approve' ? { type: 'approve' as const } : { type: 'reject' as const, message };
-    // Only to word the answer page ("Running it again" for an outcome); the memo needs no worker.
-    const parsed = parseTrackingId(claims.trackingId);
-    const shown = parsed
-      ? await readPendingFromMemo(options.client, parsed.runId, claims.trackingId).catch(() => null)
-      : null;
     try {
-      const outcome = await decide(
+      const { outcome, approval } = await decide(
         { client: options.client, agents: options.agents, waitMs: options.decisionWaitMs ?? 5_000 },
         {
           trackingId: claims.trackingId,
@@ -180,7 +175,7 @@ export function linksRouter(options: ApiOptions): Router {
         );
       }
       if (!outcome.accepted) throw refusal(outcome);
-      show(res, 200, decidedPage(shown?.kind, claims.action, outcome, inbox(claims.trackingId)));
+      show(res, 200, decidedPage(approval?.kind, claims.action, outcome, inbox(claims.trackingId)));
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       const title =

@@ -33,7 +33,7 @@ async function waitingTransfer(input: string) {
 /** The API's decision path called directly, so its wait for the outcome can be zero. */
 async function decideDirect(trackingId: string, key: string) {
   const alice = testApprovers.find((a) => a.id === 'alice')!;
-  const outcome = await decideWithApi(
+  const { outcome } = await decideWithApi(
     { client: stack.client, agents: apiTestAgents, waitMs: 0 },
     {
       trackingId,
