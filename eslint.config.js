@@ -25,7 +25,15 @@ export default tseslint.config(
               message: 'Workflow code is deterministic: no Node modules.',
             },
             {
-              group: ['../activities/*', '../api/*', '../worker/*', 'openai', 'better-sqlite3'],
+              group: [
+                '../activities/*',
+                '../api/*',
+                '../worker/*',
+                '../secrets/*',
+                '../codec/*',
+                'openai',
+                'better-sqlite3',
+              ],
               message: 'Workflow code must not import activity, API or worker code.',
             },
           ],

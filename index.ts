@@ -20,6 +20,7 @@ export {
 export {
   createWorker,
   bundleWorkflows,
+  FAILURE_CONVERTER_PATH,
   WORKFLOWS_PATH,
   type CreateWorkerOptions,
   type ModelSettings,
@@ -32,6 +33,8 @@ export {
 export {
   startRun,
   sendDecision,
+  supplySecret,
+  type SecretSupply,
   cancelRun,
   pauseRun,
   resumeRun,
@@ -60,6 +63,14 @@ export {
   type AesGcmCodecOptions,
 } from './codec/aes-gcm-codec.js';
 export { loadPayloadKeys, PAYLOAD_KEYS_VARIABLE } from './codec/env-keys.js';
+export type { KeySet } from './codec/keyring.js';
+export {
+  loadSecretKeys,
+  secretSealer,
+  SECRET_KEYS_VARIABLE,
+  type SecretBinding,
+  type SecretSealer,
+} from './secrets/sealer.js';
 export { createNotifier, type NotifierOptions, type CountersignNotifier } from './notify/notifier.js';
 export { createMailTransport, type MailTransport, type MailMessage } from './notify/transport.js';
 export { loadSigningSecret } from './notify/signing-secret.js';

@@ -6,6 +6,7 @@ import type { Notifier } from './notifier.js';
 import { createRequestApproval } from './request-approval.js';
 import type { ContentStore } from './content-store.js';
 import { createRunTool } from './run-tool.js';
+import type { SecretSealer } from '../secrets/sealer.js';
 
 export type { ModelSettings } from './call-model.js';
 export type { Notifier } from './notifier.js';
@@ -20,6 +21,8 @@ export function createActivities(options: {
   storeToolOutputsOverBytes?: number;
   /** Named in what a person is shown of an attempt whose outcome is unknown; the SDK's default. */
   identity?: string;
+  /** Opens the secrets people supply to tools that declare them. */
+  sealer?: SecretSealer;
 }): CountersignActivities {
   return {
     callModel: createCallModel(options.model, options.contentStore),
@@ -29,6 +32,7 @@ export function createActivities(options: {
       store: options.contentStore,
       storeOverBytes: options.storeToolOutputsOverBytes,
       worker: options.identity ?? `${process.pid}@${hostname()}`,
+      sealer: options.sealer,
     }),
   };
 }

@@ -3,6 +3,8 @@ import { storedOutput, type ContentStore } from './content-store.js';
 import { whileHeartbeating } from './keep-alive.js';
 import { OutcomeUnknownError, type AgentDefinition, type ToolDefinition } from '../define/index.js';
 import type { JsonValue, UnknownAttempt } from '../protocol/index.js';
+import type { SecretSealer } from '../secrets/sealer.js';
+import { withholder, withholdInError, withholdInOutput } from './withhold-secrets.js';
 import { OUTCOME_UNKNOWN_FAILURE, type ToolRunInput } from '../workflows/activity-types.js';
 
 /** Under the 2 MB a Temporal cluster takes in one payload by default, with room for the rest. */
@@ -20,6 +22,8 @@ export interface ToolOutputLimits {
   storeOverBytes?: number;
   /** This worker's identity, shown with an attempt whose outcome is unknown. */
   worker?: string;
+  /** Opens the secrets people supplied, for the tools that declare them. */
+  sealer?: SecretSealer;
 }
 
 /** A tool that reports a step sooner says when it started with that step, in one heartbeat. */
@@ -52,6 +56,8 @@ export function createRunTool(agents: AgentDefinition[], limits: ToolOutputLimit
         'InvalidToolArguments',
       );
     }
+    const secrets = openSecrets(tool, input, limits.sealer);
+    const withhold = withholder(Object.values(secrets));
     const context = Context.current();
     // Which attempt this is, the workflow counts itself: each one is an activity of its own.
     const started: Omit<UnknownAttempt, 'reason' | 'attempt'> = {
@@ -75,8 +81,12 @@ export function createRunTool(agents: AgentDefinition[], limits: ToolOutputLimit
             trackingId: input.trackingId,
             approvedBy: input.approvedBy,
             signal: context.cancellationSignal,
+            secrets,
             progress(step) {
-              progress = { step: String(step).slice(0, MAX_STEP_CHARS), at: new Date().toISOString() };
+              progress = {
+                step: withhold(String(step)).slice(0, MAX_STEP_CHARS),
+                at: new Date().toISOString(),
+              };
               clearTimeout(first);
               context.heartbeat(attempt());
             },
@@ -88,15 +98,16 @@ export function createRunTool(agents: AgentDefinition[], limits: ToolOutputLimit
       if (!tool.idempotent && (err instanceof OutcomeUnknownError || context.cancellationSignal.aborted)) {
         throw ApplicationFailure.create({
           type: OUTCOME_UNKNOWN_FAILURE,
-          message: err instanceof Error ? err.message : String(err),
+          message: withhold(err instanceof Error ? err.message : String(err)),
           nonRetryable: true,
           details: [attempt()],
         });
       }
-      throw err;
+      throw tool.secrets?.length ? withholdInError(err, withhold) : err;
     } finally {
       clearTimeout(first);
     }
+    if (tool.secrets?.length) output = withholdInOutput(output, withhold);
     // The text the model will read, as the workflow writes it (tool-messages.ts).
     const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? '');
     const bytes = Buffer.byteLength(text);
@@ -112,4 +123,34 @@ export function createRunTool(agents: AgentDefinition[], limits: ToolOutputLimit
     }
     return output;
   };
+}
+
+/**
+ * The secrets the call carries, opened for `execute`: only those the tool declares, each bound to
+ * the approval it answered. A worker without the secret keys, or without the key a secret was sealed
+ * with, fails the call without another attempt; the error names the secret, never its value.
+ */
+function openSecrets(
+  tool: ToolDefinition,
+  input: ToolRunInput,
+  sealer: SecretSealer | undefined,
+): Record<string, string> {
+  const declared = new Set((tool.secrets ?? []).map((secret) => secret.name));
+  const carried = (input.secrets ?? []).filter((secret) => declared.has(secret.name));
+  if (carried.length === 0) return {};
+  if (!sealer) {
+    throw ApplicationFailure.nonRetryable(
+      `${tool.name} needs secrets, and this worker holds no secret keys (set COUNTERSIGN_SECRET_KEYS)`,
+      'SecretUnavailable',
+    );
+  }
+  const opened: Record<string, string> = {};
+  for (const { name, trackingId, sealed } of carried) {
+    try {
+      opened[name] = sealer.open(sealed, { trackingId, name });
+    } catch (err) {
+      throw ApplicationFailure.nonRetryable((err as Error).message, 'SecretUnavailable');
+    }
+  }
+  return opened;
 }

@@ -1,3 +1,5 @@
+import type { KeySet } from '../codec/keyring.js';
+import { secretSealer, type SecretSealer } from '../secrets/sealer.js';
 import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import type { Request } from 'express';
@@ -156,11 +158,26 @@ export interface CountersignApiOptions {
    * ```
    */
   codecRoles?: string[];
+  /**
+   * The keys that seal the secrets people supply (a password typed into the inbox, the CLI or a
+   * REST call) before any reaches the run: the workers' `secretKeys`. Without them the API refuses
+   * a secret with `501 secret_input_unavailable`.
+   *
+   * @example
+   * ```ts
+   * import { loadSecretKeys } from 'countersign';
+   *
+   * const options: Partial<CountersignApiOptions> = { secretKeys: loadSecretKeys(process.env) };
+   * ```
+   */
+  secretKeys?: KeySet;
 }
 
 /** The options with every default filled in: what the routes read. */
 export interface ApiOptions extends CountersignApiOptions {
   namespace: string;
+  /** Seals supplied secrets, when the API holds secret keys. */
+  sealer?: SecretSealer;
   taskQueue: string;
   defaultModel: string;
   authenticate: Authenticate;
@@ -185,6 +202,7 @@ export function resolveApiOptions(
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
     authenticate: options.authenticate ?? tokenAuth(approvers),
+    ...(options.secretKeys ? { sealer: secretSealer(options.secretKeys) } : {}),
     findApprover:
       options.findApprover ??
       ((id) => {

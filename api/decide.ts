@@ -10,7 +10,9 @@ import {
   type Decision,
   type DecisionOutcome,
   type RefusalCode,
+  type SignalDecision,
 } from '../protocol/index.js';
+import type { SecretSealer } from '../secrets/sealer.js';
 import { publicApprover } from './auth.js';
 import { checkDecision } from './edit-validation.js';
 import { HttpError } from './errors.js';
@@ -50,8 +52,10 @@ export interface DecisionRequest {
 export function fingerprintOf(
   request: Pick<DecisionRequest, 'trackingId' | 'decision' | 'revision'>,
 ): string {
+  // A secret is never digested: a hash of a short code or password is as good as the code itself.
+  const decision = 'secret' in request.decision ? { ...request.decision, secret: true } : request.decision;
   return createHash('sha256')
-    .update(JSON.stringify([request.trackingId, request.revision ?? null, canonical(request.decision)]))
+    .update(JSON.stringify([request.trackingId, request.revision ?? null, canonical(decision)]))
     .digest('base64url');
 }
 
@@ -114,7 +118,7 @@ export async function readOutcome(
  * type, arguments against the tool's schema); the workflow then checks it all again and decides.
  */
 export async function decide(
-  deps: { client: Client; agents: AgentDefinition[]; waitMs: number },
+  deps: { client: Client; agents: AgentDefinition[]; waitMs: number; sealer?: SecretSealer },
   request: DecisionRequest,
 ): Promise<DecisionResult> {
   const { client } = deps;
@@ -181,13 +185,14 @@ export async function decide(
   }
   const fields = checkDecision(deps.agents, approval, request.decision);
   if (fields.length > 0) throw new HttpError(400, 'invalid arguments', { code: 'invalid_arguments', fields });
+  const decision = sealed(request.decision, approval, deps.sealer);
   try {
     return await onRun(parsed.runId, () =>
       sendDecision(
         client,
         {
           trackingId: request.trackingId,
-          decision: request.decision,
+          decision,
           approver: publicApprover(request.approver),
           channel: request.channel,
           requestId: request.requestId,
@@ -210,6 +215,32 @@ export async function decide(
     if (err instanceof UnknownApprovalError) throw unknownApproval(request.trackingId);
     throw err;
   }
+}
+
+/**
+ * The decision as the run may see it: a secret sealed for the tool's activity, bound to its
+ * approval and name. The value typed never leaves this process.
+ */
+function sealed(
+  decision: Decision,
+  approval: ApprovalView,
+  sealer: SecretSealer | undefined,
+): SignalDecision {
+  if (decision.type !== 'respond' || decision.secret === undefined) return decision;
+  if (!sealer || !approval.secret) {
+    throw new HttpError(
+      501,
+      'this Countersign API holds no secret keys, so it cannot take a secret (COUNTERSIGN_SECRET_KEYS)',
+      {
+        code: 'secret_input_unavailable',
+      },
+    );
+  }
+  const { secret, ...rest } = decision;
+  return {
+    ...rest,
+    sealed: sealer.seal(secret, { trackingId: approval.trackingId, name: approval.secret.name }),
+  };
 }
 
 /** A refused outcome as the HTTP error it maps to. */

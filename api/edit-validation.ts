@@ -56,6 +56,14 @@ export function checkDecision(
     if (!result.success) errors.push(...fieldErrors(result.error, ['args']));
     return errors;
   }
+  // A secret goes only where one is asked for, and only as a secret: never as a plain result.
+  if (decision.type === 'respond' && approval.kind === 'secret') {
+    return decision.secret === undefined
+      ? [{ path: '/secret', message: 'a secret is supplied in secret, never in result' }]
+      : [];
+  }
+  if (decision.type === 'respond' && decision.secret !== undefined)
+    return [{ path: '/secret', message: 'only an approval of kind secret takes a secret' }];
   if (decision.type === 'respond' && approval.kind !== 'question') {
     const schema: z.ZodType | undefined = toolOf(agents, approval.agent, approval.tool)?.result;
     const result = schema?.safeParse(decision.result);

@@ -36,6 +36,25 @@ export function messagePage(title: string, message: string, inbox?: string): str
   );
 }
 
+/**
+ * The page for a decision link to an approval of kind `secret`. No email carries one; a link made
+ * for it anyway (signed by hand, or for another approval's number) decides nothing: a secret is
+ * supplied, or refused, in the inbox or the CLI alone.
+ */
+export function secretLinkPage(
+  approval: Pick<ApprovalView, 'trackingId' | 'tool' | 'secret'>,
+  inbox: string,
+): string {
+  const what = approval.secret ? ` (${approval.secret.label})` : '';
+  return messagePage(
+    'Not through an email link',
+    `This approval asks for a secret${what} for ${approval.tool}. A secret is never supplied, nor refused, ` +
+      `through an email link: open it in the inbox, or run \`countersign respond ${approval.trackingId}\`. ` +
+      'Nothing was changed.',
+    inbox,
+  );
+}
+
 export function confirmPage(
   approval: ApprovalView,
   action: LinkAction,

@@ -371,6 +371,9 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
             ),
             '422': error('This Idempotency-Key was already used for another request.'),
             '428': error('No If-Match: a decision must name the revision it was made on.'),
+            '501': error(
+              'A `secret`, and this API holds no secret keys to seal it with (`secret_input_unavailable`).',
+            ),
             ...common,
           },
         },

@@ -51,6 +51,12 @@ const OUTCOME_SETTLED: Partial<Record<DecisionOutcome['status'], string>> = {
   responded: 'it happened: the model gets your result',
 };
 
+/** What a settled secret approval now says, after its status. */
+const SECRET_SETTLED: Partial<Record<DecisionOutcome['status'], string>> = {
+  responded: 'the secret went to the tool; it is never shown again',
+  rejected: 'nobody supplies it: the call goes without',
+};
+
 export function describeOutcome(
   trackingId: string,
   result: DecisionOutcome | Answer,
@@ -60,7 +66,8 @@ export function describeOutcome(
     const quorum =
       result.requiredApprovals > 1 ? ` (${result.approvals}/${result.requiredApprovals} approvals)` : '';
     const revision = result.revision !== undefined ? ` on revision ${result.revision}` : '';
-    const meaning = kind === 'outcome' && result.accepted ? OUTCOME_SETTLED[result.status] : undefined;
+    const settled = kind === 'outcome' ? OUTCOME_SETTLED : kind === 'secret' ? SECRET_SETTLED : {};
+    const meaning = result.accepted ? settled[result.status] : undefined;
     return `${trackingId}: ${result.status}${quorum}${revision}${meaning ? ` (${meaning})` : ''}`;
   }
   return `${trackingId}: decision submitted; the run has not taken it yet (poll ${result.location ?? 'the approval'}).`;

@@ -20,9 +20,22 @@ export const OUTCOME_MEANING: Partial<Record<DecisionType, string>> = {
   reject: 'it failed',
 };
 
+/** What each decision does to a secret a tool asks for (kind `secret`). */
+export const SECRET_MEANING: Partial<Record<DecisionType, string>> = {
+  respond: 'supply it',
+  reject: 'refuse: nobody supplies it',
+};
+
+/** What a decision means for an approval of this kind, where the kind changes it. */
+export function meaningOf(kind: ApprovalView['kind'], type: DecisionType): string | undefined {
+  if (kind === 'outcome') return OUTCOME_MEANING[type];
+  if (kind === 'secret') return SECRET_MEANING[type];
+  return undefined;
+}
+
 /** A decision as `watch` offers it: `[a]pprove`, or for an outcome `[a] it did not happen: run it again`. */
 export function menuLabel(kind: ApprovalView['kind'], type: DecisionType): string {
-  const meaning = kind === 'outcome' ? OUTCOME_MEANING[type] : undefined;
+  const meaning = meaningOf(kind, type);
   return meaning ? `[${KEYS[type]}] ${meaning}` : LABELS[type];
 }
 
@@ -30,7 +43,7 @@ export function menuLabel(kind: ApprovalView['kind'], type: DecisionType): strin
 export function decisionList(approval: Pick<ApprovalView, 'kind' | 'allowedDecisions'>): string {
   return approval.allowedDecisions
     .map((type) => {
-      const meaning = approval.kind === 'outcome' ? OUTCOME_MEANING[type] : undefined;
+      const meaning = meaningOf(approval.kind, type);
       return meaning ? `${type} (${meaning})` : type;
     })
     .join(', ');

@@ -51,6 +51,7 @@ export const KIND_LABEL: Record<ApprovalView['kind'], string> = {
   result: 'result review',
   question: 'question',
   outcome: 'outcome unknown',
+  secret: 'secret',
 };
 
 type ApprovalLine = Pick<
@@ -160,6 +161,20 @@ const OUTCOME_WHY = [
   'happen; with no answer by the deadline, it failed.',
 ];
 
+const SECRET_WHY = 'A person supplies it for the tool alone: nobody, the model included, sees it again.';
+
+/**
+ * How to supply a secret from the terminal: never as an argument, which `ps` and the shell's
+ * history keep.
+ */
+export function secretHowTo(trackingId: string): string[] {
+  const id = line(trackingId);
+  return [
+    `  to supply it: countersign respond ${id}  (asks for it; what you type is not shown)`,
+    `  from a script: printf %s "$VALUE" | countersign respond ${id}  (reads the first line of stdin)`,
+  ];
+}
+
 /** What is known of an attempt whose outcome is unknown; the step and reason are the tool's text. */
 function attemptLines(attempt: UnknownAttempt | undefined): string[] {
   if (!attempt) return ['  attempt: nothing is known of it'];
@@ -186,6 +201,7 @@ export function approvalCard(
     `  ${line(a.description)}`,
   ];
   if (a.kind === 'outcome') lines.push(...OUTCOME_WHY.map((why) => `  ${why}`));
+  if (a.kind === 'secret') lines.push(`  ${SECRET_WHY}`);
   if (run) {
     lines.push(`  request: ${line(run.input)}`);
     const said = [...run.transcript].reverse().find((m) => m.role === 'assistant' && m.content);
@@ -202,6 +218,12 @@ export function approvalCard(
       `  ${line(a.tool)} arguments it ran with:`,
       indent(block(JSON.stringify(a.args, null, 2))),
       ...attemptLines(a.attempt),
+    );
+  else if (a.kind === 'secret')
+    lines.push(
+      line(
+        `  secret: ${a.secret?.label ?? '(not named)'}${a.secret ? ` (${a.secret.name})` : ''}, for ${a.tool}`,
+      ),
     );
   else if (a.kind !== 'question')
     lines.push(`  ${line(a.tool)} arguments:`, indent(block(JSON.stringify(a.args, null, 2))));

@@ -13,12 +13,14 @@ import {
   approvalsTable,
   runDetail,
   runsTable,
+  secretHowTo,
   terminalText,
   type RunDetail,
 } from './format.js';
 import { queryString, readApprovals } from './approval-list.js';
 import { historiesCommand } from './histories.js';
 import { Api, CliError, DEFAULT_URL, resolveToken, resolveUrl } from './http.js';
+import { isTerminal, readSecret, secretProblem, withoutSecret } from './secret-input.js';
 import { watch } from './watch.js';
 
 interface GlobalOptions {
@@ -202,7 +204,11 @@ export function buildProgram(): Command {
           transcript: TranscriptMessage[];
         }>(`/api/runs/${encodeURIComponent(approval.runId)}`)
         .catch(() => undefined);
-      print(`${approvalCard(approval, run)}\n  status: ${terminalText(approval.status)}`);
+      const howTo =
+        approval.kind === 'secret' && approval.status === 'pending'
+          ? `\n${secretHowTo(approval.trackingId).join('\n')}`
+          : '';
+      print(`${approvalCard(approval, run)}\n  status: ${terminalText(approval.status)}${howTo}`);
     });
   approvals
     .command('list')
@@ -274,24 +280,33 @@ export function buildProgram(): Command {
   program
     .command('respond')
     .description(
-      "answer in the tool's place (or answer an ask_human question); for an unknown outcome: it happened, and this was its result",
+      "answer in the tool's place (or answer an ask_human question); for an unknown outcome: it happened, and this was its result; for a secret (kind secret): supply it, typed at the prompt without echo, or piped on stdin (its first line), never as an argument",
     )
     .argument('<trackingId>')
-    .requiredOption(
+    .option(
       '--result <answer>',
-      'the answer (for an outcome, the result the tool would have returned): plain text where it is a string (sam@example.com), else JSON (\'{"ok": true}\')',
+      'the answer (for an outcome, the result the tool would have returned): plain text where it is a string (sam@example.com), else JSON (\'{"ok": true}\'); required, except for a secret, which is never given here',
     )
     .option('--message <text>', 'a note for the audit trail')
-    .action(async (trackingId: string, options: { result: string; message?: string }, command: Command) => {
+    .action(async (trackingId: string, options: { result?: string; message?: string }, command: Command) => {
       const { api: client } = api(command);
       const approval = await client.get<ApprovalView>(`/api/approvals/${encodeURIComponent(trackingId)}`);
+      const note = options.message ? { message: options.message } : {};
+      if (approval.kind === 'secret') {
+        const secret = await secretToSupply(approval, options.result !== undefined);
+        try {
+          await decide(command, trackingId, { type: 'respond', secret, ...note }, approval);
+        } catch (error) {
+          throw withoutSecret(error, secret);
+        }
+        return;
+      }
+      if (options.result === undefined)
+        throw new CliError(
+          '--result <answer> is required: the answer (for an outcome, the result the tool would have returned)',
+        );
       const result = answerValue(options.result, await answerSchema(client, approval));
-      await decide(
-        command,
-        trackingId,
-        { type: 'respond', result, ...(options.message ? { message: options.message } : {}) },
-        approval,
-      );
+      await decide(command, trackingId, { type: 'respond', result, ...note }, approval);
     });
 
   program
@@ -305,6 +320,52 @@ export function buildProgram(): Command {
 
   program.addCommand(historiesCommand(print));
   return program;
+}
+
+/**
+ * The secret a person supplies for a pending approval of kind `secret`: typed at the terminal
+ * with echo off, or the first line of stdin when it is not a terminal. A secret on the command
+ * line is refused before anything is sent (`ps` and the shell's history keep argv); the error
+ * never quotes it.
+ */
+async function secretToSupply(approval: ApprovalView, givenAsArgument: boolean): Promise<string> {
+  const id = approval.trackingId;
+  const label = approval.secret?.label ?? 'the secret';
+  if (givenAsArgument) {
+    throw new CliError(
+      `${id} asks for a secret (${label}), and a secret is never taken from the command line, where ps and the shell's history keep it; nothing was sent. ` +
+        `Run \`countersign respond ${id}\` without --result and type it at the prompt (it is not shown), ` +
+        `or pipe it in: printf %s "$VALUE" | countersign respond ${id}. ` +
+        'If what you passed was the real secret, treat it as exposed and change it.',
+    );
+  }
+  if (approval.status !== 'pending')
+    throw new CliError(`${id} is ${approval.status}: there is no secret to supply any more`);
+  const atTerminal = isTerminal(process.stdin);
+  if (atTerminal) {
+    // On stderr, as a password prompt goes: stdout stays the command's answer.
+    const asks = [
+      `${approval.tool} (agent ${approval.agent}, run ${approval.runId}) needs a secret.`,
+      ...(approval.question ? [`The agent asks: ${approval.question}`] : []),
+      'What you type is not shown. Enter sends it; Ctrl-C cancels.',
+    ];
+    process.stderr.write(asks.map((text) => `${terminalText(text)}\n`).join(''));
+  }
+  const answer = await readSecret({
+    input: process.stdin,
+    output: process.stderr,
+    prompt: `${terminalText(label)}: `,
+  });
+  if (!answer.ok) {
+    throw new CliError(
+      answer.why === 'closed'
+        ? `no secret given: stdin is not a terminal and was empty. Type it at a terminal, or pipe it in: printf %s "$VALUE" | countersign respond ${id}`
+        : 'cancelled; nothing was sent',
+    );
+  }
+  const problem = secretProblem(answer.secret);
+  if (problem) throw new CliError(`${problem}; nothing was sent`);
+  return answer.secret;
 }
 
 export async function main(argv: string[]): Promise<void> {

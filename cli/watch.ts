@@ -18,6 +18,7 @@ import { readApprovals } from './approval-list.js';
 import { approvalCard, terminalText } from './format.js';
 import { KEYS, menuLabel } from './decision-labels.js';
 import { CliError, type Api } from './http.js';
+import { isTerminal, readSecret, secretProblem, withoutSecret } from './secret-input.js';
 import { followEvents } from './sse.js';
 
 export interface WatchOptions {
@@ -166,6 +167,8 @@ export async function watch(api: Api, options: WatchOptions): Promise<void> {
 
   const context: Context = {
     agent: options.agent,
+    input: options.input,
+    output: options.output,
     prompt,
     out,
     changes: (trackingId) => changes.get(trackingId) ?? 0,
@@ -211,6 +214,9 @@ export async function watch(api: Api, options: WatchOptions): Promise<void> {
 
 interface Context {
   agent?: string;
+  /** The terminal itself, for a secret read with echo off. */
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
   prompt: Prompt;
   out: Out;
   /** How many changes the event stream has told of for this approval so far. */
@@ -284,8 +290,9 @@ async function decideShown(
   api: Api,
   shown: Shown,
   run: { input: string; transcript: TranscriptMessage[] } | undefined,
-  { prompt, out }: Context,
+  context: Context,
 ): Promise<ShownResult> {
+  const { prompt, out } = context;
   const approval = shown.view;
   const signal = shown.changed.signal;
   out();
@@ -303,7 +310,10 @@ async function decideShown(
       out(`Type one of: ${approval.allowedDecisions.map((d) => KEYS[d]).join(', ')}, k or q.`);
       continue;
     }
-    const decision = await buildDecision(api, type, approval, prompt, out, signal);
+    const decision =
+      approval.kind === 'secret' && type === 'respond'
+        ? await secretDecision(approval, context, signal)
+        : await buildDecision(api, type, approval, prompt, out, signal);
     if (decision === INTERRUPTED) return 'again';
     if (decision === null) return 'quit';
     if (decision === undefined) continue;
@@ -312,7 +322,10 @@ async function decideShown(
       const outcome = await submitDecision(api, approval.trackingId, decision, approval.revision);
       out(terminalText(describeOutcome(approval.trackingId, outcome, approval.kind)));
       return 'done';
-    } catch (error) {
+    } catch (caught) {
+      // Nothing says the secret back, even a server's answer that quoted it.
+      const error =
+        decision.type === 'respond' && decision.secret ? withoutSecret(caught, decision.secret) : caught;
       if (!(error instanceof CliError)) throw error;
       out(terminalText(error.message));
       error.details.forEach((d) => out(terminalText(d)));
@@ -325,6 +338,42 @@ async function decideShown(
       if (signal.aborted) return 'again';
     }
   }
+}
+
+/**
+ * Asks for the secret an approval of kind `secret` needs: at a terminal with echo off (the keys go
+ * to this reader alone meanwhile), else as the next line of input. Like `buildDecision`:
+ * undefined goes back to the menu, null means the input closed, INTERRUPTED that it changed.
+ */
+async function secretDecision(
+  approval: ApprovalView,
+  { input, output, prompt, out }: Context,
+  signal: AbortSignal,
+): Promise<Decision | undefined | null | typeof INTERRUPTED> {
+  const label = terminalText(approval.secret?.label ?? 'the secret');
+  let secret: string;
+  if (isTerminal(input)) {
+    out('What you type is not shown. Enter sends it; Ctrl-C goes back.');
+    const answer = await readSecret({ input, output, prompt: `${label}: `, signal, exclusive: true });
+    if (!answer.ok) {
+      if (answer.why === 'aborted') return INTERRUPTED;
+      if (answer.why === 'closed') return null;
+      out('Cancelled; nothing was sent.');
+      return undefined;
+    }
+    secret = answer.secret;
+  } else {
+    // Piped input is never echoed: the secret is the next line as it is.
+    const line = await prompt.ask(`${label} (the next line; it is not shown) > `, signal);
+    if (line === null || line === INTERRUPTED) return line;
+    secret = line;
+  }
+  const problem = secretProblem(secret);
+  if (problem) {
+    out(`${problem}; nothing was sent.`);
+    return undefined;
+  }
+  return { type: 'respond', secret };
 }
 
 /**

@@ -1,5 +1,6 @@
 export { startRun, type StartRunOptions } from './start-run.js';
 export { sendDecision, UnknownApprovalError } from './decide.js';
+export { supplySecret, type SecretSupply } from './supply-secret.js';
 export { registerSearchAttributes } from './register-search-attributes.js';
 export {
   getDecisionOutcome,

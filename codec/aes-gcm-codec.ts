@@ -1,6 +1,7 @@
-import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
+import { keyring, type KeySet } from './keyring.js';
 
 /**
  * The `encoding` metadata of a payload {@link aesGcmCodec} encrypted: the marker its `decode` looks
@@ -31,62 +32,24 @@ export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const ENCRYPTION_KEY_ID = 'encryption-key-id';
 
 /**
- * The keys of {@link aesGcmCodec}: 32 random bytes each (as bytes, or base64), by an id of your
- * choosing, and the id of the one new payloads are encrypted with.
+ * The keys of {@link aesGcmCodec}: a {@link KeySet}.
  *
  * @example
  * ```ts
  * import type { AesGcmCodecOptions } from 'countersign';
  *
  * // Rotation: k2 encrypts from now on; k1 stays to read what it encrypted.
- * const options: AesGcmCodecOptions = {
- *   keys: { k2: process.env.KEY_2!, k1: process.env.KEY_1! },
- *   encryptWith: 'k2',
- * };
+ * const options: AesGcmCodecOptions = { keys: { k2: process.env.KEY_2!, k1: process.env.KEY_1! }, encryptWith: 'k2' };
  * ```
  */
-export interface AesGcmCodecOptions {
-  /** Key id to key: 32 bytes, or their base64. Ids are letters, digits, `.`, `_`, `-` (up to 64). */
-  keys: Record<string, Uint8Array | string>;
-  /** The id of the key new payloads are encrypted with; one of `keys`. */
-  encryptWith: string;
-}
+export type AesGcmCodecOptions = KeySet;
 
 const ALGORITHM = 'aes-256-gcm';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-const KEY_BYTES = 32;
-const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
 const ProtoPayload = proto.temporal.api.common.v1.Payload;
-
-/** One key's bytes, checked; its value never appears in an error. */
-function keyObject(id: string, value: Uint8Array | string): KeyObject {
-  if (!KEY_ID.test(id)) {
-    throw new TypeError(
-      `aesGcmCodec: key id ${JSON.stringify(id)} must be 1 to 64 letters, digits, '.', '_' or '-'`,
-    );
-  }
-  let bytes: Buffer;
-  if (typeof value === 'string') {
-    if (!BASE64.test(value)) throw new TypeError(`aesGcmCodec: key ${id} is not base64`);
-    bytes = Buffer.from(value, 'base64');
-  } else if (value instanceof Uint8Array) {
-    bytes = Buffer.from(value);
-  } else {
-    throw new TypeError(`aesGcmCodec: key ${id} must be bytes or a base64 string`);
-  }
-  if (bytes.length !== KEY_BYTES) {
-    throw new TypeError(`aesGcmCodec: key ${id} is ${bytes.length} bytes; AES-256 needs ${KEY_BYTES}`);
-  }
-  // A KeyObject prints as its type and size, never its bytes, should anything log the codec.
-  const key = createSecretKey(bytes);
-  bytes.fill(0);
-  return key;
-}
 
 /**
  * A Temporal payload codec that encrypts every payload with AES-256-GCM, so what the Temporal
@@ -117,16 +80,8 @@ function keyObject(id: string, value: Uint8Array | string): KeyObject {
  * ```
  */
 export function aesGcmCodec(options: AesGcmCodecOptions): PayloadCodec {
-  const keys = new Map<string, KeyObject>();
-  for (const [id, value] of Object.entries(options.keys ?? {})) keys.set(id, keyObject(id, value));
-  if (keys.size === 0) throw new TypeError('aesGcmCodec: give at least one key');
-  const current = keys.get(options.encryptWith);
-  if (!current) {
-    throw new TypeError(
-      `aesGcmCodec: encryptWith ${JSON.stringify(options.encryptWith)} is not one of the keys (${[...keys.keys()].join(', ')})`,
-    );
-  }
-  const held = [...keys.keys()].join(', ');
+  const ring = keyring(options, 'aesGcmCodec');
+  const { current, held } = ring;
   const keyId = utf8.encode(options.encryptWith);
   const marker = utf8.encode(ENCRYPTED_ENCODING);
 
@@ -143,7 +98,7 @@ export function aesGcmCodec(options: AesGcmCodecOptions): PayloadCodec {
   const decrypt = (payload: Payload): Payload => {
     const id = text.decode(payload.metadata?.[ENCRYPTION_KEY_ID] ?? new Uint8Array());
     if (!id) throw new Error('aesGcmCodec: an encrypted payload names no key (no encryption-key-id)');
-    const key = keys.get(id);
+    const key = ring.get(id);
     if (!key) {
       throw new Error(
         `aesGcmCodec: a payload is encrypted with key "${id}", which this codec does not hold (it holds ${held})`,

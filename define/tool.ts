@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { ApprovalPolicy, ToolSpec, type ApprovalPolicyInput, type JsonValue } from '../protocol/index.js';
+import {
+  ApprovalPolicy,
+  SecretSpec,
+  ToolSpec,
+  type ApprovalPolicyInput,
+  type JsonValue,
+  type SecretSpecInput,
+} from '../protocol/index.js';
 
 /**
  * What a tool's `execute` is told about the call it runs.
@@ -31,6 +38,12 @@ export interface ToolContext {
    * step that reached the server.
    */
   progress(step: string): void;
+  /**
+   * The secrets the tool declares (`defineTool({ secrets })`), by name, as a person supplied them
+   * for this call. Use them, never return or log them: Countersign withholds any output or error
+   * that contains one, but cannot see where else they go.
+   */
+  secrets: Readonly<Record<string, string>>;
 }
 
 /**
@@ -64,6 +77,8 @@ export interface ToolDefinition<Args extends z.ZodObject = z.ZodObject> {
   /** Attempts of a call that fails in a known way; 3 when absent. */
   maxAttempts?: number;
   approval?: ApprovalPolicy;
+  /** Secrets a person supplies to each call; see `defineTool`'s `secrets`. */
+  secrets?: SecretSpec[];
   execute: (args: z.output<Args>, context: ToolContext) => Promise<JsonValue>;
 }
 
@@ -83,6 +98,14 @@ type ToolOptions<Args extends z.ZodObject> = {
   idempotent?: boolean;
   /** Attempts of a call that fails in a known way (its `execute` throws): 1 to 10, 3 by default. */
   maxAttempts?: number;
+  /**
+   * Secrets the tool needs from a person (a password, a one-time code), which the model never
+   * proposes and never sees. Before each call runs, once its approval (if any) is given, a person
+   * its approvers name supplies each secret the run does not hold already; `execute` reads them
+   * in `context.secrets`. With `keep: 'run'` one answer serves every later call of the run.
+   * Needs the secret keys on the API and the worker (`COUNTERSIGN_SECRET_KEYS`).
+   */
+  secrets?: SecretSpecInput[];
   execute: (args: z.output<Args>, context: ToolContext) => Promise<JsonValue>;
 } & ({ safe: true; approval?: never } | { safe?: false; approval?: ApprovalPolicyInput });
 
@@ -119,6 +142,7 @@ export function defineTool<Args extends z.ZodObject>(options: ToolOptions<Args>)
       ? { maxAttempts: attemptsOf(options.name, options.maxAttempts) }
       : {}),
     approval: options.approval ? ApprovalPolicy.parse(options.approval) : undefined,
+    ...(options.secrets?.length ? { secrets: secretsOf(options.name, options.secrets) } : {}),
     execute: options.execute,
   };
 }
@@ -134,7 +158,24 @@ export function toToolSpec(tool: ToolDefinition): ToolSpec {
     idempotent: tool.idempotent,
     maxAttempts: tool.maxAttempts,
     approval: tool.approval,
+    secrets: tool.secrets,
   });
+}
+
+function secretsOf(tool: string, secrets: SecretSpecInput[]): SecretSpec[] {
+  const parsed = secrets.map((secret) => {
+    const checked = SecretSpec.safeParse(secret);
+    if (!checked.success)
+      throw new Error(
+        `tool ${tool}: secret ${JSON.stringify(secret?.name)}: ${checked.error.issues[0]?.message}`,
+      );
+    return checked.data;
+  });
+  const names = parsed.map((secret) => secret.name);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice) throw new Error(`tool ${tool}: secret ${twice} is declared twice`);
+  if (parsed.length > 10) throw new Error(`tool ${tool}: at most 10 secrets`);
+  return parsed;
 }
 
 function attemptsOf(tool: string, attempts: number): number {

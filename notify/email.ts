@@ -40,6 +40,14 @@ function proposal(approval: ApprovalView): { label: string; body: string }[] {
     // One fact a line: the step and the reason come from the tool, so their own breaks are marked.
     const facts = attemptFacts(approval.attempt).map(([k, v]) => `${k}: ${shown(v)}`);
     parts.push({ label: 'The attempt', body: facts.join('\n') });
+  } else if (approval.kind === 'secret') {
+    const secret = approval.secret;
+    parts.push({
+      label: 'Secret needed',
+      body: secret
+        ? `${shown(secret.label)} (${shown(secret.name)}), for ${shown(approval.tool)}`
+        : shown(approval.tool),
+    });
   } else if (approval.kind !== 'question') {
     parts.push({ label: 'Arguments', body: shownJson(approval.args) });
   }
@@ -54,7 +62,12 @@ const KIND_TITLE: Record<ApprovalView['kind'], string> = {
   result: 'wants you to review the result of',
   question: 'asks you a question through',
   outcome: 'does not know whether this call happened:',
+  secret: 'needs a secret from you for',
 };
+
+/** Why a person is asked, said plainly. */
+const SECRET_WHY =
+  'The tool cannot run without it. What you supply goes to the tool alone: nobody, the model included, sees it again.';
 
 interface Link {
   label: string;
@@ -63,10 +76,21 @@ interface Link {
 }
 
 /**
+ * How a secret is supplied: never through an email (a link would put its answer in a URL, a
+ * mail scanner or a forwarded message), always in the inbox or the CLI, which reads it unechoed.
+ */
+const SECRET_HOW = [
+  'A secret is never supplied through an email link. Supply it in the inbox (link below),',
+  'or from a terminal, where what you type is not shown:',
+];
+
+/**
  * The links, in the words of the approval's kind. An outcome's "it happened" needs its result,
- * which no link can carry: that answer is given in the inbox.
+ * which no link can carry: that answer is given in the inbox. A secret has no decision links at
+ * all, whatever it was given: only the inbox's.
  */
 function linksOf(approval: ApprovalView, links: EmailLinks): Link[] {
+  if (approval.kind === 'secret') return [{ label: 'Open in the inbox', href: links.inbox, colour: '#444' }];
   const outcome = approval.kind === 'outcome';
   const list: Link[] = [];
   if (links.approve)
@@ -92,6 +116,7 @@ export function renderApprovalEmail(
   links: EmailLinks,
 ): RenderedEmail {
   const outcome = approval.kind === 'outcome';
+  const secret = approval.kind === 'secret';
   const headline = shown(`Agent ${approval.agent} ${KIND_TITLE[approval.kind]} ${approval.tool}`);
   const subject = `[Countersign] ${approval.escalated ? 'Escalated: ' : ''}${headline}`;
   const description = shown(approval.description);
@@ -99,10 +124,15 @@ export function renderApprovalEmail(
     ['Tracking id', approval.trackingId],
     ['Run', approval.runId],
     ['Requested by', shown(approval.requester ?? 'unknown')],
-    [outcome ? 'Answer before' : 'Decide before', approval.deadline],
+    [outcome ? 'Answer before' : secret ? 'Supply before' : 'Decide before', approval.deadline],
   ];
   for (const line of requirementLines(approval)) facts.push(['Needs', shown(line)]);
-  const explained = outcome ? [`${OUTCOME_WHY} ${OUTCOME_DEADLINE}`] : [];
+  const explained = outcome ? [`${OUTCOME_WHY} ${OUTCOME_DEADLINE}`] : secret ? [SECRET_WHY] : [];
+  // The command names the approval by its id alone: nothing of the run's text goes in it.
+  const command = `countersign respond ${approval.trackingId}`;
+  const footer = secret
+    ? 'Nobody supplying it by the deadline means the call goes without it.'
+    : 'Each link asks you to confirm before anything happens, and works once.';
   const parts = proposal(approval);
   const actions = linksOf(approval, links);
 
@@ -119,9 +149,11 @@ export function renderApprovalEmail(
     // "Label: link" as before; an outcome's labels have colons of their own, so its links go below them.
     ...(outcome
       ? ['What happened?', ...actions.flatMap((a) => [`${a.label}:`, `  ${a.href}`])]
-      : actions.map((a) => `${a.label}: ${a.href}`)),
+      : secret
+        ? [...SECRET_HOW, `  ${command}`, '', ...actions.map((a) => `${a.label}: ${a.href}`)]
+        : actions.map((a) => `${a.label}: ${a.href}`)),
     '',
-    'Each link asks you to confirm before anything happens, and works once.',
+    footer,
   ].join('\n');
 
   const button = ({ href, label, colour }: Link) =>
@@ -144,8 +176,8 @@ ${parts
       `<h3 style="font-size:15px">${escapeHtml(p.label)}</h3><pre style="background:#f4f4f4;padding:8px;white-space:pre-wrap">${escapeHtml(p.body)}</pre>`,
   )
   .join('\n')}
-${outcome ? '<h3 style="font-size:15px">What happened?</h3>\n' : ''}<p>${actions.map(button).join('')}</p>
-<p style="color:#666;font-size:13px">Each link asks you to confirm before anything happens, and works once.</p>
+${outcome ? '<h3 style="font-size:15px">What happened?</h3>\n' : ''}${secret ? `<p>${escapeHtml(SECRET_HOW.join(' '))}</p>\n<pre style="background:#f4f4f4;padding:8px">${escapeHtml(command)}</pre>\n` : ''}<p>${actions.map(button).join('')}</p>
+<p style="color:#666;font-size:13px">${escapeHtml(footer)}</p>
 </body></html>`;
   return { subject, text, html };
 }

@@ -103,13 +103,17 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
       for (const approver of recipientsFor(approval, options.approvers)) {
         const key = `email:${round}:${approver.id}`;
         if (!approver.email || progress.sent.includes(key)) continue;
+        // A secret is never supplied, nor refused, through a link: none is signed for one.
+        const links = approval.kind !== 'secret';
         const rendered = renderApprovalEmail(approval, approver, {
-          approve: approval.allowedDecisions.includes('approve')
-            ? link(approval, approver, 'approve')
-            : undefined,
-          reject: approval.allowedDecisions.includes('reject')
-            ? link(approval, approver, 'reject')
-            : undefined,
+          approve:
+            links && approval.allowedDecisions.includes('approve')
+              ? link(approval, approver, 'approve')
+              : undefined,
+          reject:
+            links && approval.allowedDecisions.includes('reject')
+              ? link(approval, approver, 'reject')
+              : undefined,
           inbox: inboxUrl(base, approval.trackingId),
         });
         await mail.send({

@@ -1,31 +1,8 @@
 import { z } from 'zod';
 import { JsonSchema } from './json.js';
 import { ApprovalPolicy } from './policy.js';
-
-/**
- * What an agent or tool name may be: a letter, then up to 63 letters, digits, `_` or `-`. Such a
- * name is a valid OpenAI function name, and safe in ids and list queries.
- *
- * @example
- * ```ts
- * import { NAME_PATTERN } from 'countersign';
- *
- * NAME_PATTERN.test('refund_order'); // true
- * NAME_PATTERN.test('refund order'); // false
- * ```
- */
-export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
-/**
- * An agent or tool name ({@link NAME_PATTERN}), as a zod schema.
- *
- * @example
- * ```ts
- * import { Name } from 'countersign';
- *
- * Name.safeParse('2fa-reset').success; // false: a name starts with a letter
- * ```
- */
-export const Name = z.string().regex(NAME_PATTERN, 'letters, digits, _ and -, starting with a letter');
+import { Name } from './name.js';
+import { SecretSpec } from './secret.js';
 
 /**
  * The serializable face of a tool: what the model, the workflow, the API and the inbox see.
@@ -60,6 +37,8 @@ export const ToolSpec = z.strictObject({
   /** Attempts of a call that fails in a known way (the tool threw); 3 when absent. */
   maxAttempts: z.number().int().min(1).max(10).optional(),
   approval: ApprovalPolicy.optional(),
+  /** Secrets a person supplies for each call (or once per run); never in `parameters`. */
+  secrets: z.array(SecretSpec).max(10).optional(),
 });
 export type ToolSpec = z.output<typeof ToolSpec>;
 

@@ -3,12 +3,14 @@ import { JsonObject, JsonSchema, JsonValue } from './json.js';
 import { DecisionType, TimeoutAction } from './policy.js';
 import { Channel, PlanStep } from './decision.js';
 import { ApprovalStatus } from './status.js';
+import { SecretRequest } from './secret.js';
 
 /**
  * What is being decided: a proposed call, a plan of calls, a tool's result held for review, a
  * question the model put to a human through `ask_human`, or the outcome of a call nobody knows (an
  * attempt of a tool that does not dedupe ended without saying how: `respond` = it happened, with
- * its result; `approve` = it did not, run it again; `reject` = it failed).
+ * its result; `approve` = it did not, run it again; `reject` = it failed), or a secret a tool needs
+ * (`respond` with `secret`, which the API seals before the run sees it; `reject` = nobody supplies it).
  *
  * @example
  * ```ts
@@ -18,7 +20,7 @@ import { ApprovalStatus } from './status.js';
  *   if (approval.kind === 'question') console.log(`The agent asks: ${approval.question}`);
  * ```
  */
-export const ApprovalKind = z.enum(['call', 'plan', 'result', 'question', 'outcome']);
+export const ApprovalKind = z.enum(['call', 'plan', 'result', 'question', 'outcome', 'secret']);
 export type ApprovalKind = z.infer<typeof ApprovalKind>;
 
 /**
@@ -148,6 +150,8 @@ export const ApprovalView = z.strictObject({
   question: z.string().optional(),
   /** The attempt whose outcome is unknown (kind `outcome`); `args` are the arguments it ran with. */
   attempt: UnknownAttempt.optional(),
+  /** The secret asked for (kind `secret`): a person supplies it; nobody, the model included, reads it back. */
+  secret: SecretRequest.optional(),
   description: z.string(),
   /** JSON Schema for `edit` arguments (kind `call`) or for the `respond` result. */
   schema: JsonSchema,

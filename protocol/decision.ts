@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JsonObject, JsonValue } from './json.js';
-import { Name } from './agent.js';
+import { Name } from './name.js';
+import { SealedSecret, SecretText } from './secret.js';
 import { ApprovalStatus } from './status.js';
 
 const Message = z.string().max(4_000);
@@ -27,9 +28,35 @@ export const PlanStep = z.strictObject({
 });
 export type PlanStep = z.infer<typeof PlanStep>;
 
+const Approve = z.strictObject({ type: z.literal('approve'), message: Message.optional() });
+const Edit = z.strictObject({
+  type: z.literal('edit'),
+  /** New arguments for a single call. */
+  args: JsonObject.optional(),
+  /** The reworked plan, for plan approvals: reordered, cut, or extended with registered tools. */
+  plan: z.array(PlanStep).max(50).optional(),
+  message: Message.optional(),
+});
+const Reject = z.strictObject({ type: z.literal('reject'), message: Message.optional() });
+/** A `respond` answers with its `result`, or with a secret, as typed or as sealed. */
+const respondWith = <Secret extends 'secret' | 'sealed'>(key: Secret, secret: z.ZodString) =>
+  z
+    .strictObject({
+      type: z.literal('respond'),
+      /** The answer, result or outcome the person gives. */
+      result: JsonValue.optional(),
+      message: Message.optional(),
+      ...({ [key]: secret.optional() } as Record<Secret, z.ZodOptional<z.ZodString>>),
+    })
+    .refine(oneAnswer, ONE_ANSWER);
+const oneAnswer = (value: { result?: unknown; secret?: unknown; sealed?: unknown }) =>
+  [value.result, value.secret, value.sealed].filter((answer) => answer !== undefined).length === 1;
+const ONE_ANSWER = { message: 'a response carries exactly one of result or secret' };
+
 /**
  * The body a human sends: the one definition used by the REST API, the CLI, email links and the inbox.
- * An `edit` carries the whole new arguments, not only the changed ones.
+ * An `edit` carries the whole new arguments, not only the changed ones. A `respond` carries a
+ * `result`, or, for an approval of kind `secret`, the `secret` (which the API seals at once).
  *
  * @example
  * ```ts
@@ -38,22 +65,37 @@ export type PlanStep = z.infer<typeof PlanStep>;
  * const approve: Decision = { type: 'approve', message: 'Checked with the customer.' };
  * const edit: Decision = { type: 'edit', args: { orderId: 'A-1', amount: 200 }, message: 'Partial refund.' };
  * const answer = Decision.parse({ type: 'respond', result: { balance: 1200 } });
+ * const password: Decision = { type: 'respond', secret: 'typed by the person' }; // kind `secret` only
  * ```
  */
 export const Decision = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('approve'), message: Message.optional() }),
-  z.strictObject({
-    type: z.literal('edit'),
-    /** New arguments for a single call. */
-    args: JsonObject.optional(),
-    /** The reworked plan, for plan approvals: reordered, cut, or extended with registered tools. */
-    plan: z.array(PlanStep).max(50).optional(),
-    message: Message.optional(),
-  }),
-  z.strictObject({ type: z.literal('reject'), message: Message.optional() }),
-  z.strictObject({ type: z.literal('respond'), result: JsonValue, message: Message.optional() }),
+  Approve,
+  Edit,
+  Reject,
+  // The secret an approval of kind `secret` asks for, as typed; sealed by the API, never stored.
+  respondWith('secret', SecretText),
 ]);
 export type Decision = z.infer<typeof Decision>;
+
+/**
+ * A decision as the workflow receives it: a {@link Decision} whose secret, if any, the API has
+ * sealed. The workflow refuses a plain one, so a secret typed by a person never enters a history.
+ *
+ * @example
+ * ```ts
+ * import type { SignalDecision } from 'countersign';
+ *
+ * const supplied: SignalDecision = { type: 'respond', sealed: 'cs1:s1:q83vEjd...' };
+ * ```
+ */
+export const SignalDecision = z.discriminatedUnion('type', [
+  Approve,
+  Edit,
+  Reject,
+  // The secret, sealed by the API for the activity that runs the tool.
+  respondWith('sealed', SealedSecret),
+]);
+export type SignalDecision = z.infer<typeof SignalDecision>;
 
 /**
  * Where a decision or a cancellation came from, as the audit trail records it.
@@ -107,7 +149,7 @@ export type Approver = z.infer<typeof Approver>;
  */
 export const DecisionSignal = z.strictObject({
   trackingId: z.string().min(1).max(200),
-  decision: Decision,
+  decision: SignalDecision,
   approver: Approver,
   channel: Channel,
   /** Idempotency: a second signal with the same request id changes nothing. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AgentSpec, Name } from './agent.js';
+import { AgentSpec } from './agent.js';
+import { Name } from './name.js';
 import { ApprovalView } from './approval.js';
 import { Channel, DecisionOutcome } from './decision.js';
 import { RunEvent } from './events.js';

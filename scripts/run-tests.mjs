@@ -3,7 +3,9 @@
 // file (the Temporal SDK installs one native Runtime per process).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 // --visibility-lag-ms=N: the API's list queries answer N ms late, and the dev server's lists trail
 // its writes (test/support/visibility-lag.ts), as on a real cluster's Elasticsearch.
@@ -41,9 +43,40 @@ if (files.length === 0) {
 // side on two cores starve the inbox's live feed, whose late reads the pages then wait for.
 const browserSuite = roots.every((root) => root.startsWith('test/e2e'));
 const concurrency = process.env.TEST_CONCURRENCY ?? (browserSuite ? '1' : '2');
-const result = spawnSync(
+// TEST_TIMEOUT_MS: each test's deadline (default 300000), lowered only to try out a hang.
+const timeout = process.env.TEST_TIMEOUT_MS ?? '300000';
+// --test-force-exit: a file whose tests are done exits even if a timed-out test left a server,
+// worker or socket open. Detached: the runner, its file processes and all they spawn (temporal
+// dev servers, workers) share a process group of their own, which is killed as a whole below.
+const runner = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files],
-  { stdio: 'inherit', env },
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-force-exit',
+    `--test-concurrency=${concurrency}`,
+    `--test-timeout=${timeout}`,
+    ...files,
+  ],
+  { stdio: 'inherit', env, detached: true },
 );
-process.exit(result.status ?? 1);
+const killGroup = (signal) => {
+  try {
+    process.kill(-runner.pid, signal);
+    return true;
+  } catch {
+    return false; // ESRCH: nothing of the group is left
+  }
+};
+// Out of the terminal's process group, the runner no longer gets Ctrl-C or CI's SIGTERM itself.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => killGroup(signal));
+runner.on('exit', async (code, signal) => {
+  // Whatever the file processes orphaned (a timed-out test's server, a worker) is still in the
+  // group and would keep the CI job alive: SIGTERM, then SIGKILL what ignores it for 5 s.
+  if (killGroup('SIGTERM')) {
+    for (let waited = 0; waited < 5000 && killGroup(0); waited += 100) await sleep(100);
+    killGroup('SIGKILL');
+  }
+  process.exit(code ?? 128 + (constants.signals[signal] ?? 0));
+});

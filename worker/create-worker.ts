@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url';
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { ContentStore } from '../activities/content-store.js';
+import type { KeySet } from '../codec/keyring.js';
+import { secretSealer } from '../secrets/sealer.js';
 import { createActivities, type ModelSettings, type Notifier } from '../activities/index.js';
 import type { AgentDefinition } from '../define/index.js';
 import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
@@ -24,6 +26,22 @@ import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
  */
 export const WORKFLOWS_PATH = fileURLToPath(
   new URL(`../workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+);
+
+/**
+ * The module whose failure converter keeps failure messages and stack traces in payloads, so a
+ * payload codec encrypts them too: `createWorker` uses it with a codec. A workflow bundle built
+ * ahead for such workers takes it as `bundleWorkflows({ encryptFailures: true })`.
+ *
+ * @example
+ * ```ts
+ * import { FAILURE_CONVERTER_PATH } from 'countersign';
+ *
+ * const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, failureConverterPath: FAILURE_CONVERTER_PATH });
+ * ```
+ */
+export const FAILURE_CONVERTER_PATH = fileURLToPath(
+  new URL(`../codec/failure-converter${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
 );
 
 /**
@@ -83,6 +101,19 @@ export interface CreateWorkerOptions {
    * ```
    */
   payloadCodec?: PayloadCodec;
+  /**
+   * The keys that open the secrets people supply to tools declaring `secrets`: the same as the API's
+   * (`loadSecretKeys(process.env)` reads `COUNTERSIGN_SECRET_KEYS`). Without them such a call fails,
+   * saying why. Keep them apart from the payload keys.
+   *
+   * @example
+   * ```ts
+   * import { createWorker, loadSecretKeys } from 'countersign';
+   *
+   * const worker = await createWorker({ connection, agents, model, secretKeys: loadSecretKeys(process.env) });
+   * ```
+   */
+  secretKeys?: KeySet;
   identity?: string;
   /** Passed through to the SDK worker (concurrency, cache size, shutdown grace time...). */
   workerOptions?: Partial<
@@ -94,7 +125,8 @@ export interface CreateWorkerOptions {
 }
 
 /**
- * Bundles the agent workflow once; pass the result to several `createWorker` calls.
+ * Bundles the agent workflow once; pass the result to several `createWorker` calls. For workers
+ * with a payload codec, `encryptFailures` has the workflow's own failures encrypted too.
  *
  * @example
  * ```ts
@@ -102,8 +134,12 @@ export interface CreateWorkerOptions {
  * const workers = await Promise.all(queues.map((taskQueue) => createWorker({ ...options, taskQueue, workflowBundle })));
  * ```
  */
-export function bundleWorkflows(): Promise<{ code: string }> {
-  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+export function bundleWorkflows(options: { encryptFailures?: boolean } = {}): Promise<{ code: string }> {
+  return bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: quietBundlerLogger,
+    ...(options.encryptFailures ? { failureConverterPath: FAILURE_CONVERTER_PATH } : {}),
+  });
 }
 
 /**
@@ -131,6 +167,7 @@ export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
     contentStore: options.contentStore,
     storeToolOutputsOverBytes: options.storeToolOutputsOverBytes,
     identity: options.identity ?? options.workerOptions?.identity,
+    ...(options.secretKeys ? { sealer: secretSealer(options.secretKeys) } : {}),
   });
   return Worker.create({
     connection: options.connection,
@@ -156,7 +193,11 @@ export function withPayloadCodec(
 ): { dataConverter?: DataConverter } {
   if (!codec) return {};
   return {
-    dataConverter: { ...dataConverter, payloadCodecs: [...(dataConverter?.payloadCodecs ?? []), codec] },
+    dataConverter: {
+      failureConverterPath: FAILURE_CONVERTER_PATH,
+      ...dataConverter,
+      payloadCodecs: [...(dataConverter?.payloadCodecs ?? []), codec],
+    },
   };
 }
 

@@ -52,6 +52,8 @@ export interface ToolRunInput {
   toolCallId: string;
   trackingId?: string;
   approvedBy: string[];
+  /** The secrets the tool declares, sealed; the activity opens them for `execute` alone. */
+  secrets?: { name: string; trackingId: string; sealed: string }[];
 }
 
 /**

@@ -21,7 +21,8 @@ import type {
 import { callModel } from './activities.js';
 import type { ModelTool } from './activity-types.js';
 import { ApprovalBook } from './approval-book.js';
-import { ASK_HUMAN_SPEC } from './ask-human.js';
+import { askHumanSpec } from './ask-human.js';
+import { SecretVault } from './secret-vault.js';
 import {
   approvalQuery,
   cancelSignal,
@@ -139,6 +140,8 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     book.restore(continued.book);
     settleStatus();
   }
+  const vault = new SecretVault();
+  if (continued?.secrets) vault.restore(continued.secrets);
   const ctx: RunContext = {
     runId,
     agent,
@@ -146,6 +149,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     tools,
     log,
     book,
+    vault,
     nextAddedCallId: () => `added-${++addedCalls}`,
     paused: () => (pausedBy ? condition(() => pausedBy === undefined) : undefined),
   };
@@ -226,6 +230,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
       ...(pausedBy ? { pausedBy } : {}),
       corrections,
       ...(turn ? { turn } : {}),
+      ...(vault.carry().length > 0 ? { secrets: vault.carry() } : {}),
     };
     const bytes = new TextEncoder().encode(JSON.stringify(carried)).length;
     if (bytes > MAX_CARRIED_BYTES) {
@@ -251,7 +256,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     await continueAsNew<typeof agentWorkflow>(input, carried);
     return true;
   };
-  const modelTools = toModelTools(agent.askHuman ? [...agent.tools, ASK_HUMAN_SPEC] : agent.tools);
+  const modelTools = toModelTools(agent.askHuman ? [...agent.tools, askHumanSpec(agent.tools)] : agent.tools);
   setHandler(modelInputQuery, (length) => ({ messages: transcript.slice(0, length), tools: modelTools }));
   const handOff: TurnHandOff = {
     // An execution that began in the middle of a turn goes on at least to the turn's end.

@@ -17,6 +17,7 @@ import type {
   TimeoutAction,
   ToolSpec,
   UnknownAttempt,
+  SecretRequest,
 } from '../protocol/index.js';
 import { diffJson } from './arg-diff.js';
 import type { ApprovalRecord, Describe } from './approval-record.js';
@@ -42,6 +43,8 @@ export interface ApprovalRequest {
   question?: string;
   /** The attempt whose outcome a person is asked for (kind `outcome`). */
   attempt?: UnknownAttempt;
+  /** The secret a person is asked to supply (kind `secret`). */
+  secret?: SecretRequest;
   description: string;
   /** Describes the proposal again after an edit; without it the first description stays. */
   describe?: Describe;
@@ -143,6 +146,14 @@ export class ApprovalBook {
     return undefined;
   }
 
+  /** The sealed secret supplied to an approval of kind `secret`, handed over once. */
+  takeSealed(trackingId: string): string | undefined {
+    const record = this.records.get(trackingId);
+    const sealed = record?.sealed;
+    if (record) delete record.sealed;
+    return sealed;
+  }
+
   all(): ApprovalView[] {
     return [...this.records.values()].map((record) => record.view);
   }
@@ -175,6 +186,7 @@ export class ApprovalBook {
       ...(request.result !== undefined ? { result: request.result } : {}),
       ...(request.question !== undefined ? { question: request.question } : {}),
       ...(request.attempt ? { attempt: request.attempt } : {}),
+      ...(request.secret ? { secret: request.secret } : {}),
       description: request.description,
       schema: request.schema,
       allowedDecisions: request.allowedDecisions,
@@ -351,6 +363,7 @@ export class ApprovalBook {
         this.settle(record, 'rejected', { by, message: decision.message });
         return;
       case 'respond':
+        if (checked.sealed !== undefined) record.sealed = checked.sealed;
         this.settle(record, 'responded', { by, result: checked.result, message: decision.message });
         return;
       case 'edit':

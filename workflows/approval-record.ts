@@ -21,6 +21,8 @@ export interface ApprovalRecord {
   describe?: Describe;
   /** A human has edited the proposal (the settled status is then `edited`). */
   edited?: boolean;
+  /** The sealed secret a person supplied (kind `secret`): kept out of the view, taken once by its caller. */
+  sealed?: string;
 }
 
 /** What the workflow needs to know about the run to check a decision. */

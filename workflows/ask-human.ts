@@ -23,6 +23,30 @@ export const ASK_HUMAN_SPEC: ToolSpec = {
   safe: false,
 };
 
+/**
+ * ask_human as an agent's model sees it: with `secret` among its parameters when a tool of the agent
+ * declares secrets, so the model can ask a person for one (it never sees the answer).
+ */
+export function askHumanSpec(tools: ToolSpec[]): ToolSpec {
+  const names = [...new Set(tools.flatMap((tool) => (tool.secrets ?? []).map((secret) => secret.name)))];
+  if (names.length === 0) return ASK_HUMAN_SPEC;
+  return {
+    ...ASK_HUMAN_SPEC,
+    parameters: {
+      ...ASK_HUMAN_SPEC.parameters,
+      properties: {
+        ...(ASK_HUMAN_SPEC.parameters.properties as JsonObject),
+        secret: {
+          type: 'string',
+          enum: names,
+          description:
+            'Instead of a plain answer, ask for this secret a tool needs (a password, a code). The person supplies it to the tools that use it; you are told only that it was supplied, never its value.',
+        },
+      },
+    },
+  };
+}
+
 /** The schema a `respond` answer must meet: one of the choices when given, any JSON otherwise. */
 export function answerSchema(args: JsonObject): JsonSchema {
   const choices = args.choices;

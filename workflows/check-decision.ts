@@ -24,6 +24,8 @@ export type Accepted = {
   args?: JsonObject;
   plan?: PlanStep[];
   result?: JsonValue;
+  /** A secret, as sealed by the API (kind `secret`). */
+  sealed?: string;
   diff?: ArgChange[];
   /** What the policy asks of the edited proposal beyond what the approval already required. */
   raised?: Raised;
@@ -72,10 +74,11 @@ export function checkDecision(
   if (!signal.approver.roles.some((role) => view.approvers.includes(role))) {
     return refuse('role_not_allowed', `deciding this needs one of the roles: ${view.approvers.join(', ')}`);
   }
-  // Refusing one's own request is always fine; approving it needs the policy's leave. Questions are
-  // exempt: the requester is often the one who knows the answer.
+  // Refusing one's own request is always fine; approving it needs the policy's leave. Questions and
+  // secrets are exempt: the requester is often the one who knows the answer.
   const isSelf = context.requester !== undefined && signal.approver.id === context.requester;
-  if (isSelf && !view.allowSelfApproval && view.kind !== 'question' && decision.type !== 'reject') {
+  const asked = view.kind === 'question' || view.kind === 'secret';
+  if (isSelf && !view.allowSelfApproval && !asked && decision.type !== 'reject') {
     return refuse('self_approval', 'the requester of this run may not approve it');
   }
   if (
@@ -92,6 +95,16 @@ export function checkDecision(
     case 'reject':
       return { ok: true };
     case 'respond': {
+      // A secret enters the run sealed, or not at all; nothing else carries one.
+      if (view.kind === 'secret') {
+        return decision.sealed !== undefined
+          ? { ok: true, sealed: decision.sealed }
+          : invalid('a secret reaches a run only sealed, through the Countersign API', [
+              { path: '/secret', message: 'required' },
+            ]);
+      }
+      if (decision.result === undefined)
+        return invalid('a response must carry its result', [{ path: '/result', message: 'required' }]);
       const schema = view.kind === 'question' ? view.schema : (record.resultSchema ?? {});
       const errors = validateAgainstSchema(schema, decision.result, '/result');
       return errors.length > 0

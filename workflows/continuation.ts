@@ -10,6 +10,7 @@ import type {
   ToolCall,
   TranscriptMessage,
 } from '../protocol/index.js';
+import type { HeldSecret } from './secret-vault.js';
 
 /** A settled approval as the next run in the chain keeps it: its view, and what its final diff needs. */
 export interface CarriedApproval {
@@ -57,4 +58,6 @@ export interface Continuation {
   corrections: string[];
   /** Set when the run continued in the middle of a turn; its assistant message ends the transcript. */
   turn?: CarriedTurn;
+  /** Secrets the run holds, still sealed. */
+  secrets?: HeldSecret[];
 }

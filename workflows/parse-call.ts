@@ -32,6 +32,9 @@ export function parseCall(ctx: RunContext, call: ToolCall): ParsedCall {
     if (typeof object.question !== 'string' || object.question.trim() === '') {
       return { kind: 'invalid', call, message: invalidArgsMessage(name, 'a question is required') };
     }
+    if (object.secret !== undefined && typeof object.secret !== 'string') {
+      return { kind: 'invalid', call, message: invalidArgsMessage(name, 'secret must name a secret') };
+    }
     return { kind: 'ask', call, args: object };
   }
   const tool = ctx.tools.get(name);

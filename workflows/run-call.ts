@@ -3,7 +3,8 @@ import type { JsonObject, JsonValue, ToolSpec } from '../protocol/index.js';
 import { awaitHumanDecision } from './approval-gate.js';
 import { policyOf } from './evaluate-policy.js';
 import type { RunContext } from './run-context.js';
-import { attemptTool } from './tool-attempts.js';
+import { secretsForCall } from './supply-secrets.js';
+import { attemptTool, type CallOutcome } from './tool-attempts.js';
 import { failedMessage, resultMessage, resultWithheldMessage } from './tool-messages.js';
 
 /** The patch that made a result review wait for the policy's quorum (it asked one approver before). */
@@ -28,15 +29,26 @@ export async function runCall(
   // A paused run starts no tool; one already running finishes.
   const paused = ctx.paused();
   if (paused) await paused;
-  const ran = await attemptTool(ctx, tool, {
-    agent: ctx.agent.name,
-    tool: tool.name,
-    args,
-    runId: ctx.runId,
-    toolCallId,
-    ...(authority.trackingId ? { trackingId: authority.trackingId } : {}),
-    approvedBy: authority.approvedBy,
-  });
+  const supplied = tool.secrets?.length
+    ? await secretsForCall(ctx, tool, toolCallId, authority.trackingId)
+    : { ok: true as const, secrets: [] };
+  const ran: CallOutcome = !supplied.ok
+    ? supplied
+    : await attemptTool(ctx, tool, {
+        agent: ctx.agent.name,
+        tool: tool.name,
+        args,
+        runId: ctx.runId,
+        toolCallId,
+        ...(authority.trackingId ? { trackingId: authority.trackingId } : {}),
+        approvedBy: authority.approvedBy,
+        ...(supplied.secrets.length > 0
+          ? {
+              secrets: supplied.secrets.map(({ name, trackingId, sealed }) => ({ name, trackingId, sealed })),
+            }
+          : {}),
+      });
+  if (supplied.ok) ctx.vault.used(supplied.secrets);
   if (!ran.ok) {
     ctx.log.add({
       type: 'tool.ran',

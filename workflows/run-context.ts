@@ -1,6 +1,7 @@
 import type { AgentSpec, ToolSpec } from '../protocol/index.js';
 import type { ApprovalBook } from './approval-book.js';
 import type { RunLog } from './run-log.js';
+import type { SecretVault } from './secret-vault.js';
 
 /** What the parts of one run share. */
 export interface RunContext {
@@ -11,6 +12,8 @@ export interface RunContext {
   tools: ReadonlyMap<string, ToolSpec>;
   log: RunLog;
   book: ApprovalBook;
+  /** Secrets people supplied, sealed, until the calls that need them have run. */
+  vault: SecretVault;
   /** Tool call ids for steps a human added to a plan: unique in the run. */
   nextAddedCallId(): string;
   /**

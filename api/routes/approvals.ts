@@ -157,7 +157,7 @@ export function approvalsRouter(options: ApiOptions): Router {
       'X-Countersign-Channel header',
     );
     const { outcome } = await decide(
-      { client, agents: options.agents, waitMs: options.decisionWaitMs ?? 5_000 },
+      { client, agents: options.agents, waitMs: options.decisionWaitMs ?? 5_000, sealer: options.sealer },
       {
         trackingId,
         decision,

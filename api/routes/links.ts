@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type Response } from 'express';
 import { z } from 'zod';
-import { parseTrackingId, type ApproverIdentity } from '../../protocol/index.js';
+import { parseTrackingId, type ApprovalView, type ApproverIdentity } from '../../protocol/index.js';
 import { verifyLink, type LinkClaims } from '../../notify/links.js';
 import { inboxUrl } from '../../notify/notifier.js';
 import type { ApiOptions } from '../context.js';
 import { decide, refusal } from '../decide.js';
 import { HttpError } from '../errors.js';
-import { confirmPage, decidedPage, messagePage } from '../link-pages.js';
-import { readApproval } from '../run-reads.js';
+import { confirmPage, decidedPage, messagePage, secretLinkPage } from '../link-pages.js';
+import { readApproval, readPendingFromMemo } from '../run-reads.js';
 import { getRunEvents } from '../../client/index.js';
 
 const Form = z.object({ message: z.string().max(4_000).optional() });
@@ -93,6 +93,8 @@ export function linksRouter(options: ApiOptions): Router {
       ? await readApproval(options.client, parsed.runId, claims.trackingId).catch(() => null)
       : null;
     if (!approval) return show(res, 404, messagePage('Approval not found', 'Nothing was changed.', inbox()));
+    // A secret has no decision links, whatever this one says: the inbox or the CLI supplies it.
+    if (approval.kind === 'secret') return show(res, 403, secretLinkPage(approval, inbox(claims.trackingId)));
     if (approval.status !== 'pending') {
       return show(
         res,
@@ -149,6 +151,30 @@ export function linksRouter(options: ApiOptions): Router {
     const message = form.success && form.data.message?.trim() ? form.data.message.trim() : undefined;
     const decision =
       claims.action === 'approve' ? { type: 'approve' as const } : { type: 'reject' as const, message };
+    // Read as the decision reads it (the memo, else the run): a link never decides a secret, not
+    // even "nobody supplies it". An unknown approval is left to the decision to refuse; one that
+    // cannot be read now decides nothing.
+    const parsed = parseTrackingId(claims.trackingId);
+    let target: ApprovalView | null = null;
+    try {
+      target = parsed
+        ? ((await readPendingFromMemo(options.client, parsed.runId, claims.trackingId)) ??
+          (await readApproval(options.client, parsed.runId, claims.trackingId)))
+        : null;
+    } catch (err) {
+      if (!(err instanceof HttpError && err.status === 404)) {
+        return show(
+          res,
+          503,
+          messagePage(
+            'Try again in a moment',
+            'The approval could not be read just now. Nothing was changed.',
+            inbox(claims.trackingId),
+          ),
+        );
+      }
+    }
+    if (target?.kind === 'secret') return show(res, 403, secretLinkPage(target, inbox(claims.trackingId)));
     try {
       const { outcome, approval } = await decide(
         { client: options.client, agents: options.agents, waitMs: options.decisionWaitMs ?? 5_000 },

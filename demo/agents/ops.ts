@@ -2,11 +2,21 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineAgent, defineTool, OutcomeUnknownError } from 'countersign';
 import { demoApprovers } from './approvers.js';
+import { ensureSampleDatabase, runReadOnlyQuery } from './sample-db.js';
 import { MANAGED_SERVICES, SimulatedServiceManager } from './service-manager.js';
 import { HOSTNAME, SimulatedHost, VM_SIZES } from './simulated-host.js';
 import { lazy } from './sqlite.js';
 
 export const REGIONS = ['us-east-1', 'us-west-2', 'eu-west-1', 'ap-southeast-1'] as const;
+
+/** The reports run_db_report runs on the reporting database (the demo's sample sales database). */
+export const DB_REPORTS = {
+  revenue:
+    "SELECT substr(ordered_at, 1, 7) AS month, COUNT(*) AS orders, ROUND(SUM(total), 2) AS revenue FROM orders WHERE status != 'refunded' GROUP BY month ORDER BY month",
+  refunds:
+    "SELECT substr(ordered_at, 1, 7) AS month, COUNT(*) AS orders, ROUND(SUM(total), 2) AS refunded FROM orders WHERE status = 'refunded' GROUP BY month ORDER BY month",
+} as const;
+export const REPORT_USER = 'report_reader';
 
 /**
  * Read-only commands run at once; anything else waits for an operator. The pattern refuses shell
@@ -21,6 +31,7 @@ export function opsAgent(dataDir: string) {
   const hostDb = path.join(dataDir, 'demo', 'ops-host.db');
   const host = lazy(() => new SimulatedHost(hostDb));
   const services = lazy(() => new SimulatedServiceManager(hostDb));
+  const reportingDb = path.join(dataDir, 'demo', 'sample.db');
 
   const shell = defineTool({
     name: 'run_shell_command',
@@ -94,16 +105,51 @@ export function opsAgent(dataDir: string) {
     },
   });
 
+  const dbReport = defineTool({
+    name: 'run_db_report',
+    description: `Run a standard report (${Object.keys(DB_REPORTS).join(', ')}: by month) on the reporting database. It signs in with a password an operator supplies when the call runs: you never see it and never pass it.`,
+    parameters: z.object({ report: z.enum(Object.keys(DB_REPORTS) as [keyof typeof DB_REPORTS]) }),
+    // Reads only: another attempt has no lasting effect.
+    idempotent: true,
+    // The report itself needs no approval; its password does: an operator (or the admin) types it.
+    approval: { when: 'auto', ...demoApprovers('operator') },
+    // Never a parameter: the model neither proposes nor sees it. `keep` is left at 'once', so every
+    // report asks for it again; 'run' would keep it (sealed) for the rest of the run.
+    secrets: [
+      {
+        name: 'reporting_db_password',
+        label: `the password of ${REPORT_USER} on the reporting database (simulated: any password signs in)`,
+      },
+    ],
+    async execute({ report }, { secrets }) {
+      // A simulated database: any password signs in. The password is used here and nowhere else:
+      // not returned, not logged, not even its length.
+      if (!secrets.reporting_db_password) throw new Error('no password for the reporting database');
+      ensureSampleDatabase(reportingDb);
+      const { columns, rows, rowCount } = runReadOnlyQuery(reportingDb, DB_REPORTS[report]);
+      return {
+        report,
+        database: 'reporting',
+        simulated: true,
+        signedInAs: REPORT_USER,
+        columns,
+        rows,
+        rowCount,
+      };
+    },
+  });
+
   return defineAgent({
     name: 'ops',
-    description: `Operates ${HOSTNAME} (a simulated host) and provisions VMs; changes wait for an operator.`,
+    description: `Operates ${HOSTNAME} (a simulated host), provisions VMs and runs database reports; changes wait for an operator, and an operator types the database password.`,
     instructions: [
       `You are an SRE assistant for ${HOSTNAME}. Use run_shell_command for one plain command at a time (no pipes).`,
       'Read-only commands run at once; anything that changes the host waits for an operator, who may edit it.',
       `Use provision_vm for new capacity (sizes: ${Object.keys(VM_SIZES).join(', ')}; regions: ${REGIONS.join(', ')}).`,
       `Use restart_service for ${MANAGED_SERVICES.join(', ')}; systemctl (through run_shell_command) for the host's own units.`,
+      'Use run_db_report for the revenue and refunds reports; an operator supplies its database password, which you never see or ask for.',
       'If an operator rejects a call, say so and do not retry it.',
     ].join('\n'),
-    tools: [shell, provision, restart],
+    tools: [shell, provision, restart, dbReport],
   });
 }

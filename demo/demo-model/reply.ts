@@ -53,6 +53,17 @@ export function parseAmount(text: string): number {
   return match[2] ? value * 1000 : value;
 }
 
+/** Rows as a Markdown table, the first ten of them. */
+export function table(columns: string[], rows: Record<string, unknown>[]): string {
+  const shown = rows.slice(0, 10);
+  const line = (cells: unknown[]) => `| ${cells.map((c) => String(c)).join(' | ')} |`;
+  return [
+    line(columns),
+    line(columns.map(() => '---')),
+    ...shown.map((r) => line(columns.map((c) => r[c]))),
+  ].join('\n');
+}
+
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

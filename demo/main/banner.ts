@@ -11,6 +11,8 @@ export interface BannerFacts {
   agents: string[];
   /** How payloads are kept, when they are encrypted. */
   encryption?: string;
+  /** Which keys seal the secrets people supply to tools. */
+  secretKeys?: string;
 }
 
 const DEMO_INPUT = 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444';
@@ -33,6 +35,7 @@ export function banner(f: BannerFacts): string {
     `  Model:        ${f.model}`,
     `  Agents:       ${f.agents.join(', ')}`,
     ...(f.encryption ? [`  Encryption:   ${f.encryption}`] : []),
+    ...(f.secretKeys ? [`  Secret keys:  ${f.secretKeys}`] : []),
     '',
     'Start a demo run (a transfer over $1,000 waits for your approval):',
     '',

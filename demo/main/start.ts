@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import {
   createWorker,
   fileContentStore,
   loadPayloadKeys,
+  loadSecretKeys,
   loadSigningSecret,
   loadTemporalConfig,
   registerSearchAttributes,
@@ -21,6 +23,7 @@ import {
   servingGate,
   writeInstanceFile,
   type AgentDefinition,
+  type KeySet,
   type ModelSettings,
 } from 'countersign';
 import { demoAgents } from '../agents/index.js';
@@ -103,6 +106,25 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
+/**
+ * The keys that seal the secrets people supply to tools (the demo's database password): those of
+ * COUNTERSIGN_SECRET_KEYS, else one made for this process alone. What that one sealed cannot be
+ * opened after a restart: a call that needs a secret supplied before it (one kept for the run, or
+ * one supplied just before the stop) then fails, saying which key it lacks. Secrets asked for after
+ * the restart are sealed with the new key.
+ */
+function secretKeysOf(env: NodeJS.ProcessEnv): { keys: KeySet; description: string } {
+  const keys = loadSecretKeys(env);
+  if (keys)
+    return { keys, description: `secrets sealed with key ${keys.encryptWith} (COUNTERSIGN_SECRET_KEYS)` };
+  const id = `process-${randomBytes(4).toString('hex')}`;
+  return {
+    keys: { keys: { [id]: randomBytes(32) }, encryptWith: id },
+    description:
+      'a fresh key for this process (set COUNTERSIGN_SECRET_KEYS to keep supplied secrets usable across restarts)',
+  };
+}
+
 let runtimeInstalled = false;
 
 /** The SDK's native runtime logs every poll at INFO; warnings and errors are what an operator needs. */
@@ -143,6 +165,9 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
     // COUNTERSIGN_PAYLOAD_KEYS turns encryption at rest on: worker, API client and codec endpoint share it.
     const payloadKeys = loadPayloadKeys(env);
     const payloadCodec = payloadKeys && aesGcmCodec(payloadKeys);
+    // Secret keys, kept apart from the payload keys: the API seals what a person types for a tool,
+    // the worker opens it just before the tool runs; the codec endpoint never can.
+    const secretKeys = secretKeysOf(env);
 
     installRuntime();
     const temporal = await connectTemporal(temporalConfig, dataDir, options.devServerPorts, env);
@@ -184,7 +209,8 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
       notifier,
       contentStore,
       payloadCodec,
-      workflowBundle: await bundleWorkflows(),
+      secretKeys: secretKeys.keys,
+      workflowBundle: await bundleWorkflows({ encryptFailures: payloadCodec !== undefined }),
       identity: `countersign-${process.pid}@${hostname()}`,
       workerOptions: { shutdownGraceTime: '5 seconds' },
     });
@@ -213,6 +239,7 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
         defaultModel,
         contentStore,
         payloadCodec,
+        secretKeys: secretKeys.keys,
         codecCorsOrigins: config.codecCorsOrigins,
       }),
     );
@@ -241,6 +268,7 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
       encryption:
         payloadKeys &&
         `payloads encrypted with key ${payloadKeys.encryptWith} (COUNTERSIGN_PAYLOAD_KEYS); codec endpoint ${publicUrl}/api/codec`,
+      secretKeys: secretKeys.description,
     });
     return {
       url,

@@ -117,11 +117,15 @@ export const DECISION_SIGNAL_SCHEMA: JsonSchema = {
             "message": {
               "type": "string",
               "maxLength": 4000
+            },
+            "sealed": {
+              "type": "string",
+              "maxLength": 12000,
+              "pattern": "^cs1:[A-Za-z0-9._-]{1,64}:[A-Za-z0-9_-]+$"
             }
           },
           "required": [
-            "type",
-            "result"
+            "type"
           ],
           "additionalProperties": false
         }

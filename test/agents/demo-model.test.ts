@@ -17,7 +17,7 @@ import {
 const TOOLS: Record<string, string[]> = {
   'bank-transfer': ['transfer'],
   'loan-approval': ['assess_risk', 'approve_loan', 'decline_loan'],
-  ops: ['run_shell_command', 'provision_vm', 'restart_service'],
+  ops: ['run_shell_command', 'provision_vm', 'restart_service', 'run_db_report'],
   'sql-analyst': ['execute_sql_query'],
   'support-email': ['send_email', 'ask_human'],
 };
@@ -302,6 +302,54 @@ describe('ops rules', () => {
     assert.match(
       restarted(rejectedMessage('restart_service', ['admin'], 'Not now')),
       /did not restart payments/,
+    );
+  });
+
+  test('a report is run_db_report, with no password among its arguments', () => {
+    for (const [input, report] of [
+      ['Run the revenue report', 'revenue'],
+      ['run the refunds report please', 'refunds'],
+      ['Can I get a report on refunds?', 'refunds'],
+    ] as const) {
+      const reply = new Chat('ops', input).next();
+      assert.deepEqual(calls(reply), [{ name: 'run_db_report', args: { report } }], input);
+      assert.match(
+        reply.content!,
+        new RegExp(`Running the ${report} report .*a person supplies its password`),
+      );
+    }
+  });
+
+  test("a report's rows are read back; a declined password is reported as the call failing", () => {
+    const chat = new Chat('ops', 'Run the revenue report');
+    chat.next();
+    chat.results({
+      report: 'revenue',
+      database: 'reporting',
+      simulated: true,
+      signedInAs: 'report_reader',
+      columns: ['month', 'orders', 'revenue'],
+      rows: [
+        { month: '2026-01', orders: 20, revenue: 5123.5 },
+        { month: '2026-02', orders: 25, revenue: 6400 },
+      ],
+      rowCount: 2,
+    });
+    const text = chat.next().content!;
+    assert.match(
+      text,
+      /Ran the revenue report on the reporting database \(simulated\) as report_reader, with the password a person supplied \(I never saw it\): 2 row\(s\)\./,
+    );
+    assert.match(text, /\| 2026-02 \| 25 \| 6400 \|/);
+
+    const declined = new Chat('ops', 'Run the revenue report');
+    declined.next();
+    declined.results(
+      failedMessage('run_db_report', 'admin declined to supply the password of report_reader: not today'),
+    );
+    assert.match(
+      declined.next().content!,
+      /I could not run the revenue report: .*admin declined to supply the password of report_reader: not today/,
     );
   });
 

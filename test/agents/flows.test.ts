@@ -1,7 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { simpleParser } from 'mailparser';
 import { Running } from '../start/running.js';
 import { waitFor } from '../support/wait-for.js';
@@ -249,6 +252,71 @@ describe('ops', () => {
         (await cs.finished(runId)).output!,
         /An operator reported that the restart of payments happened: it is active\./,
       );
+    });
+  });
+
+  describe('run_db_report: a person supplies the reporting database password', () => {
+    /** The run's secret approval: the report runs without approval, its password does not. */
+    async function passwordAsked() {
+      const runId = await cs.startRun('ops', 'Run the revenue report');
+      const asked = await cs.pendingOne(runId);
+      assert.equal(asked.kind, 'secret');
+      assert.equal(asked.tool, 'run_db_report');
+      assert.deepEqual(asked.secret, {
+        name: 'reporting_db_password',
+        label: 'the password of report_reader on the reporting database (simulated: any password signs in)',
+      });
+      assert.deepEqual(asked.allowedDecisions, ['respond', 'reject']);
+      assert.deepEqual(asked.args, {}, 'no password, and no argument, on the approval');
+      return { runId, asked };
+    }
+
+    test('supplied over REST: the report runs, and the password is nowhere the run shows or stores', async () => {
+      const { runId, asked } = await passwordAsked();
+      const password = `pw-${randomUUID()}`;
+      // Only a secret answers it: a plain result is refused.
+      assert.equal((await cs.decide(asked.trackingId, { type: 'respond', result: password })).status, 400);
+      await cs.settle(asked.trackingId, { type: 'respond', secret: password });
+      const run = await cs.finished(runId);
+      assert.match(
+        run.output!,
+        /Ran the revenue report on the reporting database \(simulated\) as report_reader, with the password a person supplied \(I never saw it\): 10 row\(s\)\./,
+      );
+      assert.match(run.output!, /\| month \| orders \| revenue \|/);
+      // The audit trail says who supplied it and when, never what.
+      const supplied = run.audit.find(
+        (e) => e.type === 'approval.decided' && e.trackingId === asked.trackingId,
+      );
+      assert.equal(supplied?.actor, 'admin');
+      assert.equal(supplied?.decision, 'respond');
+      assert.equal(JSON.stringify(run).includes(password), false, 'the run view holds the password');
+      const approval = await cs.api('GET', `/api/approvals/${asked.trackingId}`);
+      assert.equal(JSON.stringify(approval.body).includes(password), false);
+
+      // The stored history holds it sealed only.
+      const connection = await Connection.connect({ address: cs.countersign.temporalAddress });
+      try {
+        const history = await new Client({ connection }).workflow.getHandle(runId).fetchHistory();
+        const History = proto.temporal.api.history.v1.History;
+        const bytes = Buffer.from(History.encode(History.fromObject(history)).finish());
+        assert.ok(bytes.length > 1000, 'the history was read');
+        assert.equal(bytes.includes(Buffer.from(password)), false, 'the history holds the password');
+        assert.ok(bytes.includes(Buffer.from('cs1:process-')), 'the history holds the sealed value');
+      } finally {
+        await connection.close();
+      }
+    });
+
+    test('declined: the report never runs, and the answer says why', async () => {
+      const { runId, asked } = await passwordAsked();
+      await cs.settle(asked.trackingId, { type: 'reject', message: 'not today' });
+      const run = await cs.finished(runId);
+      assert.match(
+        run.output!,
+        /I could not run the revenue report: .*admin declined to supply the password of report_reader.*not today/,
+      );
+      assert.equal(run.approvals.find((a) => a.trackingId === asked.trackingId)?.status, 'rejected');
+      assert.doesNotMatch(run.output!, /Ran the revenue report/);
     });
   });
 

@@ -30,6 +30,7 @@ function context(key: string): ToolContext {
     toolCallId: key,
     idempotencyKey: `run-1/${key}`,
     approvedBy: ['admin'],
+    secrets: {},
     signal: new AbortController().signal,
     progress: () => undefined,
   };
@@ -53,7 +54,7 @@ describe('demo agents', () => {
       [
         ['loan-approval', ['assess_risk', 'approve_loan', 'decline_loan']],
         ['bank-transfer', ['transfer']],
-        ['ops', ['run_shell_command', 'provision_vm', 'restart_service']],
+        ['ops', ['run_shell_command', 'provision_vm', 'restart_service', 'run_db_report']],
         ['sql-analyst', ['execute_sql_query']],
         ['support-email', ['send_email']],
       ],
@@ -274,6 +275,41 @@ describe('ops simulated host', () => {
     assert.deepEqual(
       flags.filter(([, idempotent]) => !idempotent).map(([name]) => name),
       ['restart_service'],
+    );
+  });
+
+  test('run_db_report takes its password from a person, and returns nothing of it', async () => {
+    const report = tool('ops', 'run_db_report');
+    // Declared as a secret, never a parameter: the model neither proposes nor sees it.
+    assert.deepEqual(
+      report.secrets?.map((s) => [s.name, s.keep]),
+      [['reporting_db_password', 'once']],
+    );
+    assert.deepEqual(Object.keys(report.parameters.shape), ['report']);
+    assert.doesNotMatch(JSON.stringify(toToolSpec(report).parameters), /password/i);
+    // Runs without an approval; the password is asked of an operator (or the admin).
+    assert.equal(evaluatePolicy(toToolSpec(report), { report: 'revenue' }).verdict, 'auto');
+    assert.deepEqual(report.approval?.approvers, ['operator', 'admin']);
+
+    const withPassword = async (password: string) =>
+      (await report.execute(report.parameters.parse({ report: 'revenue' }), {
+        ...context('db1'),
+        secrets: { reporting_db_password: password },
+      })) as Record<string, unknown>;
+    const short = 'pw-1';
+    const long = `a-much-longer-password-${'x'.repeat(40)}`;
+    const first = await withPassword(short);
+    const second = await withPassword(long);
+    assert.equal(first.signedInAs, 'report_reader');
+    assert.equal(first.rowCount, 10);
+    assert.deepEqual((first.columns as string[]).slice(0, 2), ['month', 'orders']);
+    // The output tells nothing of the password: not it, not its length, not whether it changed.
+    assert.deepEqual(first, second);
+    assert.equal(JSON.stringify(first).includes(short), false);
+    assert.equal(JSON.stringify(second).includes(long), false);
+    await assert.rejects(
+      report.execute({ report: 'revenue' }, context('db2')),
+      /no password for the reporting database/,
     );
   });
 

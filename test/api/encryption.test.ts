@@ -70,6 +70,35 @@ async function storedHistory(id: string): Promise<Record<string, unknown>> {
   return History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String });
 }
 
+describe('a tool that fails with encryption on', () => {
+  test('its error, which quotes its arguments, is stored encrypted; the model still reads it', async () => {
+    const report = `missing-${tag}`;
+    const secret = `pw-${randomUUID()}`;
+    const failedRun = await stack.startRun(
+      'dba',
+      `Report ${tag}`,
+      tokens.bob,
+      calls(call('run_report', { report }, 'c1')),
+      (request) => say(`tool said: ${request.messages.at(-1)?.content}`),
+    );
+    const asked = (await stack.waitForPending(failedRun))[0]!;
+    assert.equal(asked.kind, 'secret');
+    const supplied = await stack.http('POST', `/api/approvals/${asked.trackingId}/decision`, {
+      token: tokens.alice,
+      body: { type: 'respond', secret },
+    });
+    assert.equal(supplied.status, 200, supplied.text);
+    const result = await stack.result(failedRun);
+    assert.match(result.output ?? '', new RegExp(`there is no report named ${report}`));
+
+    const history = await storedHistory(failedRun);
+    const bytes = Buffer.from(History.encode(History.fromObject(history)).finish());
+    assert.equal(bytes.includes(report), false, 'the stored history holds the failure message in plain text');
+    assert.equal(bytes.includes(secret), false, 'the stored history holds the secret');
+    assert.ok(JSON.stringify(history).includes('activityTaskFailedEventAttributes'), 'the tool failed');
+  });
+});
+
 describe('a run with encryption on', () => {
   test('asks, takes an edit and answers, reading through the codec everywhere', async () => {
     const args = { from: plain.from, to: plain.to, amount: 4321, memo: plain.memo };

@@ -35,6 +35,7 @@ export function testEnv(dataDir: string): NodeJS.ProcessEnv {
     'SMTP_URL',
     'COUNTERSIGN_PUBLIC_URL',
     'COUNTERSIGN_PAYLOAD_KEYS',
+    'COUNTERSIGN_SECRET_KEYS',
     'COUNTERSIGN_CODEC_CORS_ORIGINS',
     'PORT',
   ]) {

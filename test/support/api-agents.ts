@@ -164,7 +164,62 @@ export const helper = defineAgent({
   tools: [],
 });
 
-export const apiTestAgents = [bank, ops, treasury, release, helper];
+/** What each secret-taking call received, for tests to compare with what a person supplied. */
+export const secretsReceived: { runId: string; toolCallId: string; secrets: Record<string, string> }[] = [];
+
+/**
+ * Runs a report on a database whose password a person supplies for each call. Its output echoes
+ * the password, as a careless tool might: Countersign must withhold it.
+ */
+const runReport = defineTool({
+  name: 'run_report',
+  description: 'Run a named report on the reporting database.',
+  parameters: z.object({ report: z.string().min(1) }),
+  approval: { when: 'auto', approvers: ['admin'] },
+  secrets: [{ name: 'db_password', label: 'the reporting database password' }],
+  maxAttempts: 1,
+  async execute(args, context) {
+    secretsReceived.push({
+      runId: context.runId,
+      toolCallId: context.toolCallId,
+      secrets: { ...context.secrets },
+    });
+    toolRuns.push({ runId: context.runId, tool: 'run_report', args });
+    if (args.report === 'broken')
+      throw new Error(`login refused for password ${context.secrets.db_password}`);
+    if (args.report.startsWith('missing-')) throw new Error(`there is no report named ${args.report}`);
+    return { report: args.report, rows: 3, connectedWith: context.secrets.db_password ?? '' };
+  },
+});
+
+/** Signs in with a one-time code the model asks a person for (ask_human with `secret`). */
+const signIn = defineTool({
+  name: 'sign_in',
+  description: 'Sign in to the admin console with a one-time code.',
+  parameters: z.object({ account: z.string().min(1) }),
+  approval: { when: 'auto', approvers: ['admin'] },
+  secrets: [{ name: 'otp', label: 'the one-time code from the authenticator', keep: 'run' }],
+  async execute(args, context) {
+    secretsReceived.push({
+      runId: context.runId,
+      toolCallId: context.toolCallId,
+      secrets: { ...context.secrets },
+    });
+    toolRuns.push({ runId: context.runId, tool: 'sign_in', args });
+    return { signedIn: args.account };
+  },
+});
+
+/** Needs secrets from people: for each call, or once for the run through ask_human. */
+export const dba = defineAgent({
+  name: 'dba',
+  description: 'Runs reports on the databases.',
+  instructions: 'You run reports. Ask a person for credentials you lack.',
+  askHuman: true,
+  tools: [runReport, signIn],
+});
+
+export const apiTestAgents = [bank, ops, treasury, release, helper, dba];
 
 const token = (name: string) => `${name}-token-0123456789abcdef`;
 

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import type { KeySet } from '../../codec/keyring.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -89,6 +91,8 @@ export interface StackOptions {
   payloadCodec?: PayloadCodec;
   /** The API's `codecCorsOrigins`. */
   codecCorsOrigins?: string[];
+  /** Seals and opens supplied secrets: the API and the worker share them. Default: a fresh key. */
+  secretKeys?: KeySet | null;
 }
 
 /**
@@ -103,6 +107,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const { dynamicConfig } = options;
   const temporal = await getTestTemporal(dynamicConfig ? { dynamicConfig } : {});
   const { payloadCodec } = options;
+  const secretKeys =
+    options.secretKeys === null
+      ? undefined
+      : (options.secretKeys ?? { keys: { s1: randomBytes(32) }, encryptWith: 's1' });
   const dataConverter = payloadCodec ? { payloadCodecs: [payloadCodec] } : undefined;
   const client = payloadCodec
     ? new Client({ connection: temporal.connection, namespace: temporal.namespace, dataConverter })
@@ -143,6 +151,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     notifier,
     contentStore: options.contentStore,
     payloadCodec,
+    secretKeys,
   };
   let worker = await startTestWorker(workerOptions);
   let workerRunning = true;
@@ -160,6 +169,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     contentStore: options.contentStore,
     payloadCodec,
     codecCorsOrigins: options.codecCorsOrigins,
+    secretKeys,
   });
   server.on('request', app);
 

@@ -4,7 +4,18 @@ import { BIN } from './run-cli.js';
 /** `text` matched as it is, inside a RegExp. */
 export const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A `countersign watch` process, read as a person reads a terminal: from where they last looked. */
+/**
+ * Runs its arguments on a pseudo-terminal of its own (Python's `pty`, as Python 3 is already needed
+ * to install): their stdin, stdout and stderr are a real terminal, which echoes what is typed
+ * unless the program turns echo off. Our stdin is typed into it; all it shows comes on our stdout.
+ */
+const ON_A_PTY = 'import os, pty, sys; sys.exit(os.waitstatus_to_exitcode(pty.spawn(sys.argv[1:])))';
+
+/**
+ * A `countersign` process (`watch`, mostly), read as a person reads a terminal: from where they
+ * last looked. Through pipes by default; `pty: true` runs it on a pseudo-terminal, where `screen`
+ * is everything the terminal showed, echoed keys included, and `press` types keys as they are.
+ */
 export class Terminal {
   private output = '';
   private read = 0;
@@ -12,12 +23,17 @@ export class Terminal {
   private readonly waiters = new Set<() => void>();
   readonly exited: Promise<number | null>;
   private readonly child;
+  private readonly pty: boolean;
 
-  constructor(args: string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [BIN, ...args], {
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+  constructor(args: string[], env: NodeJS.ProcessEnv, options: { pty?: boolean } = {}) {
+    this.pty = options.pty === true;
+    const command = [process.execPath, BIN, ...args];
+    this.child = this.pty
+      ? spawn(process.env.PYTHON ?? 'python3', ['-c', ON_A_PTY, ...command], {
+          env,
+          stdio: ['pipe', 'pipe', 'pipe'],
+        })
+      : spawn(command[0]!, command.slice(1), { env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdout.on('data', (d: Buffer) => {
       this.output += d.toString();
       this.waiters.forEach((wake) => wake());
@@ -60,6 +76,16 @@ export class Terminal {
     this.child.stdin.write(`${line}\n`);
   }
 
+  /** Types keys as they are: no Enter unless they hold one (`\r`), control keys as `\u0003`... */
+  press(keys: string): void {
+    this.child.stdin.write(keys);
+  }
+
+  /** Everything the process printed so far (on a pseudo-terminal: all the terminal showed). */
+  get screen(): string {
+    return this.output;
+  }
+
   /**
    * Decides `trackingId` when the watcher shows it, skipping anything else it shows first (other
    * test files may share a real Temporal cluster).
@@ -85,8 +111,15 @@ export class Terminal {
   }
 
   async close(): Promise<number | null> {
+    // A terminal's end of input is Ctrl-D at the start of a line.
+    if (this.pty) this.child.stdin.write('\u0004');
     this.child.stdin.end();
     return this.exited;
+  }
+
+  /** Ends the process (on a pseudo-terminal, hanging up on it), if it is still running. */
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill();
   }
 
   get errors(): string {

@@ -1,3 +1,4 @@
+import type { KeySet } from '../../codec/keyring.js';
 import { randomUUID } from 'node:crypto';
 import type { PayloadCodec } from '@temporalio/common';
 import {
@@ -50,6 +51,7 @@ export async function startTestWorker(options: {
   maxToolOutputBytes?: number;
   contentStore?: ContentStore;
   payloadCodec?: PayloadCodec;
+  secretKeys?: KeySet;
 }): Promise<TestWorker> {
   installTestRuntime();
   bundle ??= bundleWorkflows();
@@ -65,6 +67,7 @@ export async function startTestWorker(options: {
     maxToolOutputBytes: options.maxToolOutputBytes,
     contentStore: options.contentStore,
     payloadCodec: options.payloadCodec,
+    secretKeys: options.secretKeys,
     workflowBundle: await bundle,
     workerOptions: { shutdownGraceTime: '1 second' },
   });

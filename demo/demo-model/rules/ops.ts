@@ -1,6 +1,6 @@
 import type { AssistantReply } from 'countersign/testing';
 import type { Conversation, Step } from '../conversation.js';
-import { answer, callTools, failureLine, isObject, refusalLine } from '../reply.js';
+import { answer, callTools, failureLine, isObject, refusalLine, table } from '../reply.js';
 
 type Call = { name: string; args: Record<string, unknown> };
 
@@ -14,6 +14,14 @@ const shell = (command: string): Call => ({
 
 /** Plain requests an operator types, mapped to commands the simulated host understands. */
 const INTENTS: [RegExp, (m: RegExpExecArray) => Call][] = [
+  // A report on the reporting database: its password is no argument; a person supplies it.
+  [
+    /\b(revenue|refund)s? report\b|\breport (?:on|of|for) (?:the )?(revenue|refund)s?\b/i,
+    (m) => ({
+      name: 'run_db_report',
+      args: { report: (m[1] ?? m[2])!.toLowerCase() === 'refund' ? 'refunds' : 'revenue' },
+    }),
+  ],
   [
     new RegExp(`restart (?:the )?(${MANAGED_SERVICES.join('|')})\\b`, 'i'),
     (m) => ({ name: 'restart_service', args: { service: m[1]!.toLowerCase() } }),
@@ -60,6 +68,7 @@ function whatOf(call: Step['call']): string {
   if (call.name === 'provision_vm')
     return `provision a ${String(call.args.size)} VM in ${String(call.args.region)}`;
   if (call.name === 'restart_service') return `restart ${String(call.args.service)}`;
+  if (call.name === 'run_db_report') return `run the ${String(call.args.report)} report`;
   return `run \`${String(call.args.command)}\``;
 }
 
@@ -75,6 +84,18 @@ function restartReport(r: Record<string, unknown>): string {
   return `Restarted ${service} on ${String(r.host)}: it is ${String(r.state)}${count > 1 ? ` (${count} restarts on record)` : ''}.`;
 }
 
+/** A report's rows. Its password never came this way: the tool signed in with it and kept it. */
+function dbReport(r: Record<string, unknown>): string {
+  const rows = Array.isArray(r.rows) ? (r.rows as Record<string, unknown>[]) : [];
+  const columns = Array.isArray(r.columns) ? (r.columns as string[]) : [];
+  return [
+    `Ran the ${String(r.report)} report on the ${String(r.database)} database${r.simulated === true ? ' (simulated)' : ''} as ${String(r.signedInAs)}, with the password a person supplied (I never saw it): ${String(r.rowCount)} row(s).`,
+    rows.length > 0 ? table(columns, rows) : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
 function report(step: Step): string {
   const { call, outcome } = step;
   const what = whatOf(call);
@@ -83,6 +104,7 @@ function report(step: Step): string {
   const r = outcome.data;
   if (!isObject(r)) return outcome.text;
   if (call.name === 'restart_service') return restartReport(r);
+  if (call.name === 'run_db_report') return dbReport(r);
   if (isObject(r.vm)) {
     const vm = r.vm;
     return `Provisioned ${String(vm.id)}: ${String(vm.size)} in ${String(vm.region)}, IP ${String(vm.ip)}, $${String(vm.hourlyCost)}/hour (simulated cloud).`;
@@ -103,10 +125,17 @@ export function opsRule(conversation: Conversation): AssistantReply {
   const calls = planOps(conversation.request);
   if (calls.length === 0) {
     return answer(
-      'I can check disk usage, memory, uptime and logs, restart or stop a service (payments, checkout and search through the service manager), clean up rotated logs, run a `quoted command`, or provision a VM (e.g. "Provision a large VM in eu-west-1").',
+      'I can check disk usage, memory, uptime and logs, restart or stop a service (payments, checkout and search through the service manager), clean up rotated logs, run a `quoted command`, provision a VM (e.g. "Provision a large VM in eu-west-1"), or run the revenue or refunds report on the reporting database (a person supplies its password).',
     );
   }
   const [only] = calls.length === 1 ? calls : [];
+  if (only?.name === 'run_db_report') {
+    return callTools(
+      conversation,
+      `Running the ${String(only.args.report)} report on the reporting database; a person supplies its password, which I never see.`,
+      calls,
+    );
+  }
   const changes =
     only?.name === 'run_shell_command'
       ? `Running \`${String(only.args.command)}\``

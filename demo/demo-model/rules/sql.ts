@@ -1,6 +1,6 @@
 import type { AssistantReply } from 'countersign/testing';
 import type { Conversation, Step } from '../conversation.js';
-import { answer, callTools, failureLine, isObject, refusalLine } from '../reply.js';
+import { answer, callTools, failureLine, isObject, refusalLine, table } from '../reply.js';
 
 const REVENUE = "o.status != 'refunded'";
 
@@ -57,16 +57,6 @@ export function planQueries(text: string): string[] {
   if (/month/i.test(text)) return [QUERIES.monthlyRevenue];
   if (/refund/i.test(text)) return [QUERIES.refunds];
   return [];
-}
-
-function table(columns: string[], rows: Record<string, unknown>[]): string {
-  const shown = rows.slice(0, 10);
-  const line = (cells: unknown[]) => `| ${cells.map((c) => String(c)).join(' | ')} |`;
-  return [
-    line(columns),
-    line(columns.map(() => '---')),
-    ...shown.map((r) => line(columns.map((c) => r[c]))),
-  ].join('\n');
 }
 
 function report(step: Step): string {

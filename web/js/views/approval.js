@@ -5,6 +5,7 @@ import { auditView } from './audit.js';
 import { argValues } from './arg-values.js';
 import { decisionPanel } from './decision-panel.js';
 import { OUTCOME_HOW, attemptFacts, outcomeBadge } from './outcome.js';
+import { SECRET_HOW, secretAsked, secretBadge, secretKept, secretLabel } from './secret.js';
 import { modelWords, transcriptView } from './transcript.js';
 
 /** What an approval is called: its tool, or what kind of decision it is when that says more. */
@@ -13,11 +14,33 @@ export function approvalTitle(a) {
   if (a.kind === 'question') return 'Question from the agent';
   if (a.kind === 'result') return `Result of ${a.tool}`;
   if (a.kind === 'outcome') return `Did this happen? ${a.tool}`;
+  if (a.kind === 'secret') return `Secret needed: ${secretLabel(a)}`;
   return a.tool;
 }
 
 /** A title's mark of its kind, where the kind changes what the answers mean. */
-export const kindBadge = (a) => (a.kind === 'outcome' ? [outcomeBadge(), ' '] : null);
+export function kindBadge(a) {
+  if (a.kind === 'outcome') return [outcomeBadge(), ' '];
+  if (a.kind === 'secret') return [secretBadge(), ' '];
+  return null;
+}
+
+/** Who answered, as the details say it: a secret is supplied, an outcome answered, the rest approved. */
+const ANSWERED_BY = { outcome: 'Answered by', secret: 'Supplied by' };
+
+/**
+ * The names for the details' "… by" row. A secret is supplied with respond, which signs no
+ * approval, so who supplied it is read from its outcome.
+ */
+function answeredBy(a) {
+  if (a.approvals.length) return a.approvals.map((s) => s.approver).join(', ');
+  if (a.kind === 'secret' && a.outcome?.status === 'responded' && a.outcome.by.length)
+    return a.outcome.by.join(', ');
+  return a.status === 'pending' ? 'nobody yet' : 'nobody';
+}
+
+/** Whom a rule's requirements name, where that is not simply the policy. */
+const RULE_HEADING = { outcome: 'Asked of the call’s approvers', secret: 'Asked of the tool’s approvers' };
 
 /** The arguments a rule's conditions name (`amount > 1000`), with the values they have now. */
 function ruleValues(reason, args) {
@@ -44,8 +67,9 @@ function ruleView(a) {
   return h(
     'section',
     { class: 'rule', 'aria-label': 'Why this needs a decision' },
-    // An outcome goes to those the call's approval named: the policy asked them once already.
-    h('h3', {}, a.kind === 'outcome' ? 'Asked of the call’s approvers' : 'Asked for by the policy'),
+    // An outcome goes to those the call's approval named: the policy asked them once already. A
+    // secret goes to those who may decide for its tool (its call's approvers, or its policy's).
+    h('h3', {}, RULE_HEADING[a.kind] ?? 'Asked for by the policy'),
     h(
       'ul',
       { class: 'requirements' },
@@ -83,10 +107,7 @@ function facts(a) {
     ['Deadline', [time(a.deadline), a.escalated ? ' (escalated)' : '']],
     ['Who may decide', a.approvers.join(', ')],
     ['Revision', String(a.revision)],
-    [
-      a.kind === 'outcome' ? 'Answered by' : 'Approved by',
-      a.approvals.length ? a.approvals.map((s) => s.approver).join(', ') : 'nobody yet',
-    ],
+    [ANSWERED_BY[a.kind] ?? 'Approved by', answeredBy(a)],
   ];
   return h(
     'dl',
@@ -110,6 +131,8 @@ function decidedProposal(a) {
         ),
       ),
     ];
+  // A secret's value is shown nowhere: what was asked, and the outcome says who supplied it.
+  if (a.kind === 'secret') return [...secretAsked(a), secretKept(a)];
   if (a.kind === 'outcome')
     return [
       h('h2', {}, 'The call that ran'),
@@ -138,7 +161,8 @@ export const HOW = {
 };
 
 /** How this approval ended, in the words of its kind. */
-export const howSettled = (a, status) => (a.kind === 'outcome' ? OUTCOME_HOW : HOW)[status] ?? status;
+export const howSettled = (a, status) =>
+  (a.kind === 'outcome' ? OUTCOME_HOW : a.kind === 'secret' ? SECRET_HOW : HOW)[status] ?? status;
 
 function outcome(a) {
   const o = a.outcome;
@@ -250,7 +274,10 @@ export async function approvalView(ctx, trackingId) {
         'details',
         { class: 'raw' },
         h('summary', {}, 'Raw JSON'),
-        h('pre', { class: 'args', 'aria-label': 'Proposed arguments' }, json(a.args)),
+        // A secret approval has no arguments of its own ({}): what it asks for says more.
+        a.kind === 'secret'
+          ? h('pre', { 'aria-label': 'Secret asked for' }, json(a.secret))
+          : h('pre', { class: 'args', 'aria-label': 'Proposed arguments' }, json(a.args)),
         a.plan ? h('pre', { 'aria-label': 'Proposed plan' }, json(a.plan)) : null,
         a.result !== undefined ? h('pre', { 'aria-label': 'Result' }, json(a.result)) : null,
         a.attempt ? h('pre', { 'aria-label': 'Attempt' }, json(a.attempt)) : null,

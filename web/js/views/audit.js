@@ -1,33 +1,62 @@
 import { h, when } from '../dom.js';
 import { OUTCOME_ANSWERS, settledWords, unknownSentence } from './outcome.js';
+import { secretLabel, settledWords as secretSettled } from './secret.js';
 
-/**
- * What an entry means beyond its fields, where they alone would mislead: an attempt whose outcome
- * nobody knows, and the answers about it, which travel as respond / approve / reject.
- */
-function words(e, kinds) {
-  if (e.type === 'tool.unknown') return unknownSentence(e);
-  if (kinds.get(e.trackingId) !== 'outcome' && e.data?.kind !== 'outcome') return null;
+/** The settled entry's deciders, as the run recorded them. */
+const settledBy = (e) => (Array.isArray(e.data?.by) ? e.data.by : []);
+
+/** An entry about an unknown outcome, whose answers travel as respond / approve / reject. */
+function outcomeWords(e) {
   if (e.type === 'approval.requested') return `Asked whether the call to ${e.tool} happened`;
   if (e.type === 'approval.decided' && e.decision)
     return `Answered: ${OUTCOME_ANSWERS[e.decision] ?? e.decision}`;
   if (e.type === 'approval.settled' && e.status)
-    return `Outcome of ${e.tool}: ${settledWords(e.status, Array.isArray(e.data?.by) ? e.data.by : [])}`;
+    return `Outcome of ${e.tool}: ${settledWords(e.status, settledBy(e))}`;
+  return null;
+}
+
+/**
+ * An entry about a secret: supplied (respond) or declined (reject). The entry holds no value,
+ * and neither do these words: only what was asked for, and who answered.
+ */
+function secretWords(e, approval) {
+  const what = approval ? secretLabel(approval) : 'a secret';
+  if (e.type === 'approval.requested') return `${e.tool} asked for ${what}`;
+  if (e.type === 'approval.decided' && e.decision === 'respond')
+    return `Supplied by ${e.actor ?? 'a person'}`;
+  if (e.type === 'approval.decided' && e.decision === 'reject') return `Declined by ${e.actor ?? 'a person'}`;
+  if (e.type === 'approval.settled' && e.status)
+    return `Secret for ${e.tool}: ${secretSettled(e.status, settledBy(e))}`;
+  return null;
+}
+
+/**
+ * What an entry means beyond its fields, where they alone would mislead: an attempt whose outcome
+ * nobody knows, the answers about it, and secrets supplied or declined, all of which travel as
+ * respond / approve / reject.
+ */
+function words(e, approvals) {
+  if (e.type === 'tool.unknown') return unknownSentence(e);
+  const approval = approvals.get(e.trackingId);
+  const kind = approval?.kind ?? e.data?.kind;
+  if (kind === 'outcome') return outcomeWords(e);
+  if (kind === 'secret') return secretWords(e, approval);
   return null;
 }
 
 /**
  * The audit trail: every request and decision with who, when, through which channel, and the diff.
- * `approvals` (those of the run, or the one shown) tell which entries are about an unknown outcome.
+ * `approvals` (those of the run, or the one shown) tell which entries are about an unknown outcome
+ * or a secret.
  */
 export function auditView(events, { approvals = [] } = {}) {
   if (events.length === 0) return h('p', { class: 'muted' }, 'No entries yet.');
-  const kinds = new Map(approvals.map((a) => [a.trackingId, a.kind]));
+  const byId = new Map(approvals.map((a) => [a.trackingId, a]));
   return h(
     'ol',
     { class: 'audit' },
     events.map((e) => {
-      const said = words(e, kinds);
+      const said = words(e, byId);
       return h(
         'li',
         {},

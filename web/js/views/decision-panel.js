@@ -6,8 +6,12 @@ import { argValues } from './arg-values.js';
 import { OUTCOME_DONE } from './outcome.js';
 import { outcomeChoices } from './outcome-choices.js';
 import { planEditor } from './plan.js';
+import { SECRET_DONE, secretForm } from './secret.js';
 
 const DONE = { approve: 'Approved', edit: 'Approved with edits', reject: 'Rejected', respond: 'Answered' };
+
+/** What the toast says once a decision is taken, in the words of the approval's kind. */
+const doneWords = (kind) => (kind === 'outcome' ? OUTCOME_DONE : kind === 'secret' ? SECRET_DONE : DONE);
 
 async function pollOutcome(location) {
   for (let i = 0; i < 60; i++) {
@@ -58,7 +62,7 @@ export function decisionPanel(ctx, a, reload, { rule } = {}) {
         say('Sent; waiting for the run to take it…');
         await pollOutcome(data.location);
       }
-      ctx.toast((a.kind === 'outcome' ? OUTCOME_DONE : DONE)[decision.type]);
+      ctx.toast(doneWords(a.kind)[decision.type]);
       await reload({ ownDecision: true });
     } catch (err) {
       if (err instanceof ApiError && err.status === 412) {
@@ -90,6 +94,10 @@ export function decisionPanel(ctx, a, reload, { rule } = {}) {
   if (a.kind === 'outcome') {
     const { work, actions } = outcomeChoices(a, { button, send, say });
     return layout(work, actions, 'What happened?');
+  }
+  if (a.kind === 'secret') {
+    const { work, actions } = secretForm(a, { button, send, say });
+    return layout(work, actions, 'Supply or decline');
   }
 
   const work = [];

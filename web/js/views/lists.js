@@ -3,6 +3,7 @@ import { h, statusChip, time } from '../dom.js';
 import { pagedList, pageQuery } from '../paged.js';
 import { approvalTitle, howSettled, kindBadge } from './approval.js';
 import { attemptLine } from './outcome.js';
+import { secretLabel } from './secret.js';
 
 /** Who decided, how and when; or why no one did. */
 function decidedLine(a) {
@@ -41,6 +42,10 @@ function card(ctx, a) {
       ),
       h('span', { class: 'card-desc' }, a.question ?? a.description),
       a.kind === 'outcome' ? attemptLine(a.attempt) : null,
+      // A question names the secret only in the model's words: say what the tool asks for too.
+      a.kind === 'secret' && a.question
+        ? h('span', { class: 'secret-line' }, `${a.tool} needs ${secretLabel(a)}`)
+        : null,
       pending ? null : decidedLine(a),
       h(
         'span',

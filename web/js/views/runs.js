@@ -2,8 +2,8 @@
 import { api } from '../api.js';
 import { append, clear, h, setText, statusChip, when } from '../dom.js';
 import { pagedList, pageQuery } from '../paged.js';
+import { kindBadge } from './approval.js';
 import { auditView } from './audit.js';
-import { outcomeBadge } from './outcome.js';
 import { runControls } from './run-controls.js';
 import { transcriptView } from './transcript.js';
 
@@ -165,7 +165,7 @@ export async function runView(ctx, runId) {
                 h(
                   'li',
                   {},
-                  p.kind === 'outcome' ? [outcomeBadge(), ' '] : null,
+                  kindBadge(p),
                   h('a', { href: `#/approvals/${encodeURIComponent(p.trackingId)}` }, p.tool),
                   ' · ',
                   p.description,

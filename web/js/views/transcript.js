@@ -1,6 +1,7 @@
 import { diffArgs, diffView } from '../args-editor.js';
 import { h, json } from '../dom.js';
 import { outcomeMark } from './outcome.js';
+import { secretMark } from './secret.js';
 import { storedOutputView } from './stored-output.js';
 
 function args(text) {
@@ -64,7 +65,8 @@ function editMark(edit) {
 /**
  * The run's conversation, as text only: what the user asked, what the model said and called, what
  * tools answered (an output kept in the content store, on request); and, between a call and its
- * result, where a human changed its arguments or said what happened when nobody knew.
+ * result, where a human changed its arguments, said what happened when nobody knew, or supplied
+ * a secret it used.
  */
 export function transcriptView(messages, { runId, highlight, approvals } = {}) {
   const edits = humanEdits(messages, approvals);
@@ -95,6 +97,7 @@ export function transcriptView(messages, { runId, highlight, approvals } = {}) {
           { class: 'msg msg-tool' },
           edits.has(m.tool_call_id) ? editMark(edits.get(m.tool_call_id)) : null,
           outcomeMark(approvals, m.tool_call_id),
+          secretMark(approvals, m.tool_call_id),
           h('span', { class: 'role' }, `Tool result (${m.tool_call_id})`),
           storedOutput(runId, m) ?? h('pre', {}, m.content),
         );
