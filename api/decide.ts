@@ -150,6 +150,13 @@ export async function decide(
       throw err;
     });
   if (!approval) throw unknownApproval(request.trackingId);
+  // A link never decides a secret, not even "nobody supplies it": the inbox or the CLI does.
+  if (request.channel === 'email' && approval.kind === 'secret') {
+    throw new HttpError(403, 'a secret is never supplied, nor refused, through an email link', {
+      code: 'decision_not_allowed',
+      extra: { secretApproval: approval },
+    });
+  }
   // A retry may be the request that settled it, its answer lost on the way back (the API restarted,
   // the outcome read failed): sent again, the workflow answers with that first outcome, or refuses.
   if (approval.status !== 'pending' && !request.idempotent) {

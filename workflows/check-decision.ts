@@ -71,6 +71,9 @@ export function checkDecision(
       `${decision.type} is not allowed here; allowed: ${view.allowedDecisions.join(', ')}`,
     );
   }
+  if (view.kind === 'secret' && (signal.channel === 'email' || signal.linkNonce !== undefined)) {
+    return refuse('decision_not_allowed', 'a secret is never supplied, nor refused, through an email link');
+  }
   if (!signal.approver.roles.some((role) => view.approvers.includes(role))) {
     return refuse('role_not_allowed', `deciding this needs one of the roles: ${view.approvers.join(', ')}`);
   }

@@ -8,7 +8,7 @@ import type { ApiOptions } from '../context.js';
 import { decide, refusal } from '../decide.js';
 import { HttpError } from '../errors.js';
 import { confirmPage, decidedPage, messagePage, secretLinkPage } from '../link-pages.js';
-import { readApproval, readPendingFromMemo } from '../run-reads.js';
+import { readApproval } from '../run-reads.js';
 import { getRunEvents } from '../../client/index.js';
 
 const Form = z.object({ message: z.string().max(4_000).optional() });
@@ -151,30 +151,6 @@ export function linksRouter(options: ApiOptions): Router {
     const message = form.success && form.data.message?.trim() ? form.data.message.trim() : undefined;
     const decision =
       claims.action === 'approve' ? { type: 'approve' as const } : { type: 'reject' as const, message };
-    // Read as the decision reads it (the memo, else the run): a link never decides a secret, not
-    // even "nobody supplies it". An unknown approval is left to the decision to refuse; one that
-    // cannot be read now decides nothing.
-    const parsed = parseTrackingId(claims.trackingId);
-    let target: ApprovalView | null = null;
-    try {
-      target = parsed
-        ? ((await readPendingFromMemo(options.client, parsed.runId, claims.trackingId)) ??
-          (await readApproval(options.client, parsed.runId, claims.trackingId)))
-        : null;
-    } catch (err) {
-      if (!(err instanceof HttpError && err.status === 404)) {
-        return show(
-          res,
-          503,
-          messagePage(
-            'Try again in a moment',
-            'The approval could not be read just now. Nothing was changed.',
-            inbox(claims.trackingId),
-          ),
-        );
-      }
-    }
-    if (target?.kind === 'secret') return show(res, 403, secretLinkPage(target, inbox(claims.trackingId)));
     try {
       const { outcome, approval } = await decide(
         { client: options.client, agents: options.agents, waitMs: options.decisionWaitMs ?? 5_000 },
@@ -204,6 +180,8 @@ export function linksRouter(options: ApiOptions): Router {
       show(res, 200, decidedPage(approval?.kind, claims.action, outcome, inbox(claims.trackingId)));
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
+      const secret = err.details.extra?.secretApproval as ApprovalView | undefined;
+      if (secret) return show(res, err.status, secretLinkPage(secret, inbox(claims.trackingId)));
       const title =
         err.details.code === 'link_used' ? 'This link has already been used' : 'Nothing was changed';
       show(res, err.status, messagePage(title, err.message, inbox(claims.trackingId)));

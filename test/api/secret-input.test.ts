@@ -185,6 +185,29 @@ test('ask_human for a secret: the model learns who supplied it, and the tools ke
   await assertNowhere(code, runId, conversation);
 });
 
+test('an attempt whose outcome is unknown is run again with the same secret, asked once', async () => {
+  const secret = `pw-${randomUUID()}`;
+  const { runId, conversation } = await startRun(
+    'An unsure report',
+    calls(call('run_report', { report: 'unsure-revenue' }, 'c1')),
+    (request) => say(`tool said: ${request.messages.at(-1)?.content}`),
+  );
+  const asked = await pendingSecret(runId);
+  assert.equal((await decide(asked.trackingId, { type: 'respond', secret })).status, 200);
+  const outcome = await waitFor(
+    async () => (await stack.waitForPending(runId)).find((a) => a.kind === 'outcome'),
+    'the question of what happened',
+  );
+  assert.equal((await decide(outcome.trackingId, { type: 'approve' })).status, 200, 'run it again');
+  assert.equal((await stack.result(runId)).status, 'completed');
+  assert.deepEqual(
+    secretsReceived.filter((r) => r.runId === runId).map((r) => r.secrets.db_password),
+    [secret, secret],
+  );
+  assert.equal((await stack.state(runId)).approvals.filter((a) => a.kind === 'secret').length, 1);
+  await assertNowhere(secret, runId, conversation);
+});
+
 test('a secret goes only where one is asked for', async () => {
   const runId = await stack.startRun(
     'bank',
@@ -209,12 +232,12 @@ test('the workflow takes no plain secret, and a seal made for another approval d
   );
   const asked = await pendingSecret(runId);
   const handle = stack.client.workflow.getHandle(runId);
-  const signal = (decision: unknown, requestId: string) =>
+  const signal = (decision: unknown, requestId: string, channel = 'api') =>
     handle.signal(decisionSignal, {
       trackingId: asked.trackingId,
       decision,
       approver: { id: 'alice', roles: ['admin'] },
-      channel: 'api',
+      channel,
       requestId,
       revision: asked.revision,
     } as never);
@@ -224,6 +247,13 @@ test('the workflow takes no plain secret, and a seal made for another approval d
   const refused = await waitForOutcome(runId, 'plain');
   assert.equal(refused.accepted, false);
   assert.equal(refused.code, 'invalid_arguments');
+  // Nor through an email link, even sealed right: a link never decides a secret.
+  const viaLink = secretSealer(secretKeys).seal(secret, {
+    trackingId: asked.trackingId,
+    name: 'db_password',
+  });
+  await signal({ type: 'respond', sealed: viaLink }, 'link', 'email');
+  assert.equal((await waitForOutcome(runId, 'link')).code, 'decision_not_allowed');
 
   // Sealed with the right key, for another approval: the workflow cannot tell, the activity can.
   const elsewhere = secretSealer(secretKeys).seal(secret, { trackingId: `${runId}.99`, name: 'db_password' });

@@ -188,6 +188,12 @@ const runReport = defineTool({
     if (args.report === 'broken')
       throw new Error(`login refused for password ${context.secrets.db_password}`);
     if (args.report.startsWith('missing-')) throw new Error(`there is no report named ${args.report}`);
+    // The first attempt of an `unsure-*` report cannot tell whether it ran: a person says.
+    const attempts = secretsReceived.filter(
+      (r) => r.runId === context.runId && r.toolCallId === context.toolCallId,
+    );
+    if (args.report.startsWith('unsure-') && attempts.length === 1)
+      throw new OutcomeUnknownError('the database closed the connection mid-report');
     return { report: args.report, rows: 3, connectedWith: context.secrets.db_password ?? '' };
   },
 });
