@@ -20,7 +20,11 @@ export async function secretsForCall(
   const secrets: HeldSecret[] = [];
   for (const spec of tool.secrets ?? []) {
     const held = ctx.vault.get(spec.name) ?? (await askForSecret(ctx, spec, tool, toolCallId, trackingId));
-    if (typeof held === 'string') return { ok: false, error: held };
+    if (typeof held === 'string') {
+      // The call goes without: what was supplied for it alone goes with it.
+      ctx.vault.used(secrets);
+      return { ok: false, error: held };
+    }
     secrets.push(held);
   }
   return { ok: true, secrets };

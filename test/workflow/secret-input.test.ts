@@ -6,7 +6,7 @@ import { secretSealer } from '../../secrets/sealer.js';
 import { call, calls, say } from '../support/fake-model.js';
 import type { TestWorker } from '../support/worker.js';
 import { executionsOf } from './fixtures/agents.js';
-import { startHarness, toolMessages, uniqueInput, type Harness } from './fixtures/harness.js';
+import { startHarness, toolMessages, uniqueInput, waitFor, type Harness } from './fixtures/harness.js';
 import { secretAgent } from './fixtures/secret-agent.js';
 
 /** Lowered from the server's 4,096 so a few turns reach it, and the run continues as new. */
@@ -111,6 +111,36 @@ describe('secrets a person supplies, in the workflow', () => {
       toolMessages(state).get('s1') ?? '',
       /alice declined to supply the one-time code: not today/,
     );
+  });
+
+  it('a call that goes without one of its secrets drops the others supplied for it', async () => {
+    const input = uniqueInput('half supplied');
+    h.fake.script(
+      input,
+      calls(call('unlock', { vault: 'A' }, 'u1')),
+      calls(call('unlock', { vault: 'A' }, 'u2')),
+      say('could not unlock'),
+    );
+    const runId = await start(worker, input);
+    const [key] = await h.waitForPending(runId, 1);
+    assert.equal(key!.secret?.name, 'vault_key');
+    await supply(key!.trackingId, 'vault_key', `key-${randomUUID()}`);
+    const [code] = await waitFor(async () => {
+      const pending = await h.waitForPending(runId, 1);
+      return pending[0]!.trackingId !== key!.trackingId ? pending : undefined;
+    }, 'the code to be asked for');
+    assert.equal(code!.secret?.name, 'vault_code');
+    await h.decide(code!.trackingId, { type: 'reject' });
+    // The next call is asked for the key again: the one supplied for the first call went with it.
+    const [again] = await waitFor(async () => {
+      const pending = await h.waitForPending(runId, 1);
+      return pending[0]!.trackingId !== code!.trackingId ? pending : undefined;
+    }, 'the second call to ask');
+    assert.equal(again!.secret?.name, 'vault_key');
+    assert.equal(again!.toolCallId, 'u2');
+    await h.decide(again!.trackingId, { type: 'reject' });
+    assert.equal((await h.result(runId)).status, 'completed');
+    assert.equal(executionsOf(runId).length, 0, 'the tool never ran');
   });
 
   it('a worker without the secret keys fails the call, naming the secret and not its value', async () => {
