@@ -219,6 +219,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
   const continueRun = async (turn?: CarriedTurn): Promise<boolean> => {
     const { historyLength, historySize } = workflowInfo();
     const count = (continued?.continued ?? 0) + 1;
+    const secrets = vault.carry();
     const carried: Continuation = {
       continued: count,
       startedAt,
@@ -230,7 +231,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
       ...(pausedBy ? { pausedBy } : {}),
       corrections,
       ...(turn ? { turn } : {}),
-      ...(vault.carry().length > 0 ? { secrets: vault.carry() } : {}),
+      ...(secrets.length > 0 ? { secrets } : {}),
     };
     const bytes = new TextEncoder().encode(JSON.stringify(carried)).length;
     if (bytes > MAX_CARRIED_BYTES) {

@@ -97,24 +97,11 @@ export function unknownSentence(event) {
 }
 
 /**
- * Beside a tool's result in the transcript: the outcome approvals its call went through, so a
- * result a person reported, or a failure they declared, is never read as the tool's own word.
+ * Beside a tool's result in the transcript, one line per outcome approval its call went through,
+ * so a result a person reported, or a failure they declared, is never read as the tool's own word.
  */
-export function outcomeMark(approvals, toolCallId) {
-  const asked = (approvals ?? []).filter((a) => a.kind === 'outcome' && a.toolCallId === toolCallId);
-  if (asked.length === 0) return null;
-  return h(
-    'div',
-    { class: 'outcome-mark', role: 'note' },
-    asked.map((a) =>
-      h(
-        'p',
-        {},
-        outcomeBadge(),
-        ` after attempt ${a.attempt?.attempt ?? '?'}: `,
-        h('strong', {}, settledWords(a.status, a.outcome?.by)),
-        a.outcome?.message ? [' — ', h('q', {}, a.outcome.message)] : null,
-      ),
-    ),
-  );
-}
+export const outcomeMarkLine = (a) => [
+  outcomeBadge(),
+  ` after attempt ${a.attempt?.attempt ?? '?'}: `,
+  h('strong', {}, settledWords(a.status, a.outcome?.by)),
+];

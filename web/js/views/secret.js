@@ -135,24 +135,11 @@ export function secretForm(a, { button, send, say }) {
 }
 
 /**
- * Beside a tool's result in the transcript: the secrets its call was given, and by whom, so a
- * result is read knowing a person's credential went into it. Never the value: the run has none to show.
+ * Beside a tool's result in the transcript, one line per secret its call was given, and by whom,
+ * so a result is read knowing a person's credential went into it. Never the value: the run has none.
  */
-export function secretMark(approvals, toolCallId) {
-  const asked = (approvals ?? []).filter((a) => a.kind === 'secret' && a.toolCallId === toolCallId);
-  if (asked.length === 0) return null;
-  return h(
-    'div',
-    { class: 'secret-mark', role: 'note' },
-    asked.map((a) =>
-      h(
-        'p',
-        {},
-        secretBadge(),
-        ` ${secretLabel(a)}: `,
-        h('strong', {}, settledWords(a.status, a.outcome?.by)),
-        a.outcome?.message ? [' — ', h('q', {}, a.outcome.message)] : null,
-      ),
-    ),
-  );
-}
+export const secretMarkLine = (a) => [
+  secretBadge(),
+  ` ${secretLabel(a)}: `,
+  h('strong', {}, settledWords(a.status, a.outcome?.by)),
+];

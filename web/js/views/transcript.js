@@ -1,7 +1,7 @@
 import { diffArgs, diffView } from '../args-editor.js';
 import { h, json } from '../dom.js';
-import { outcomeMark } from './outcome.js';
-import { secretMark } from './secret.js';
+import { outcomeMarkLine } from './outcome.js';
+import { secretMarkLine } from './secret.js';
 import { storedOutputView } from './stored-output.js';
 
 function args(text) {
@@ -47,6 +47,17 @@ function humanEdits(messages, approvals) {
     }
   }
   return edits;
+}
+
+/** The approvals of one kind a call went through, a line each (`line`), with the decider's message. */
+function approvalMark(approvals, toolCallId, kind, line) {
+  const asked = (approvals ?? []).filter((a) => a.kind === kind && a.toolCallId === toolCallId);
+  if (asked.length === 0) return null;
+  return h(
+    'div',
+    { class: `${kind}-mark`, role: 'note' },
+    asked.map((a) => h('p', {}, line(a), a.outcome?.message ? [' — ', h('q', {}, a.outcome.message)] : null)),
+  );
 }
 
 function editMark(edit) {
@@ -96,8 +107,8 @@ export function transcriptView(messages, { runId, highlight, approvals } = {}) {
           'li',
           { class: 'msg msg-tool' },
           edits.has(m.tool_call_id) ? editMark(edits.get(m.tool_call_id)) : null,
-          outcomeMark(approvals, m.tool_call_id),
-          secretMark(approvals, m.tool_call_id),
+          approvalMark(approvals, m.tool_call_id, 'outcome', outcomeMarkLine),
+          approvalMark(approvals, m.tool_call_id, 'secret', secretMarkLine),
           h('span', { class: 'role' }, `Tool result (${m.tool_call_id})`),
           storedOutput(runId, m) ?? h('pre', {}, m.content),
         );
