@@ -3,7 +3,8 @@ import OpenAI from 'openai';
 import { whileHeartbeating } from './keep-alive.js';
 import type { ModelCallInput, ModelInput, ModelReply } from '../workflows/activity-types.js';
 import { modelInputQuery } from '../workflows/definitions.js';
-import { storedOutputIn, type ContentStore } from './content-store.js';
+import type { ContentStore } from './content-store.js';
+import { storedOutputOf } from '../protocol/stored-output.js';
 import { queryRun } from '../client/query-run.js';
 
 /**
@@ -54,12 +55,14 @@ async function modelInput(input: ModelCallInput): Promise<ModelInput> {
   return read;
 }
 
-/** The conversation with each stored tool output read back from the content store. */
+/**
+ * The conversation with each stored tool output read back from the content store: only those the
+ * run records as its worker's. Calls scheduled by earlier versions carry no record, and read none.
+ */
 async function withStoredOutputs(input: ModelInput, store: ContentStore | undefined): Promise<ModelInput> {
   const messages = await Promise.all(
     input.messages.map(async (message) => {
-      if (message.role !== 'tool') return message;
-      const stored = storedOutputIn(message.content);
+      const stored = storedOutputOf(message, input.storedOutputs);
       if (!stored) return message;
       if (!store) {
         throw ApplicationFailure.nonRetryable(

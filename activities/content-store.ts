@@ -8,6 +8,8 @@ import path from 'node:path';
  * call reads the content back. Content-addressed: `put` returns `sha256:<hex>` for the text, so an
  * activity retried after a crash stores the same text once. Every worker of a task queue must
  * reach the same store (a shared directory, or your own implementation over object storage).
+ * A reference names the text alone, and one store serves every run: so each run records the
+ * references its own worker wrote, and only those are read back for it, by the model or the API.
  *
  * @example
  * ```ts
@@ -69,30 +71,4 @@ export function fileContentStore(dir: string): ContentStore {
       }
     },
   };
-}
-
-/** What a run's transcript holds in place of a stored tool output. */
-export interface StoredOutput {
-  $countersign: 'stored-output';
-  ref: string;
-  bytes: number;
-}
-
-const MARK = '{"$countersign":"stored-output"';
-
-export function storedOutput(ref: string, bytes: number): StoredOutput {
-  return { $countersign: 'stored-output', ref, bytes };
-}
-
-/** The stored output a tool message's text names, if it names one. */
-export function storedOutputIn(text: string): StoredOutput | undefined {
-  if (!text.startsWith(MARK)) return undefined;
-  try {
-    const parsed = JSON.parse(text) as Partial<StoredOutput>;
-    return typeof parsed.ref === 'string' && typeof parsed.bytes === 'number'
-      ? storedOutput(parsed.ref, parsed.bytes)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }

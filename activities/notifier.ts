@@ -4,9 +4,11 @@ import type { ApprovalView } from '../protocol/index.js';
  * Tells the people who may decide that an approval waits for them (email, webhook). The
  * requestApproval activity calls it; implementations live in notify/.
  *
- * Activity retries must not send twice: `sent` lists the keys of notifications already delivered
- * by earlier attempts (carried in the activity's heartbeat details), and `onSent` is called after
- * each delivery so the next attempt skips it.
+ * Activity retries must not send twice: `sent` lists the keys of notifications earlier attempts
+ * are done with (carried in the activity's heartbeat details), and `onSent` is called after each
+ * delivery so the next attempt skips it. One that can never go through (no such mailbox) is given
+ * to `onFailed`, which logs it, and is not tried again. Deliver each on its own, so one that fails
+ * holds back none of the others; then throw if any may yet go through, and the activity retries.
  *
  * @example
  * ```ts
@@ -26,6 +28,11 @@ import type { ApprovalView } from '../protocol/index.js';
 export interface Notifier {
   notify(
     approval: ApprovalView,
-    progress: { sent: readonly string[]; onSent(key: string): void },
+    progress: {
+      sent: readonly string[];
+      onSent(key: string): void;
+      /** A delivery that failed for good, and why (no secrets): logged, and skipped by retries. */
+      onFailed(key: string, reason: string): void;
+    },
   ): Promise<void>;
 }

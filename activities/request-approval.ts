@@ -5,8 +5,8 @@ import type { Notifier } from './notifier.js';
 
 /**
  * Sends the notifications for an approval and returns at once. The tracking id comes from the
- * workflow, so a retried attempt never mints a second one; notifications already delivered by an
- * earlier attempt are carried in heartbeat details and skipped.
+ * workflow, so a retried attempt never mints a second one; notifications an earlier attempt
+ * delivered, or gave up on, are carried in heartbeat details and skipped.
  */
 export function createRequestApproval(notifier: Notifier | undefined) {
   return async function requestApproval(approval: ApprovalView): Promise<ApprovalTicket> {
@@ -19,6 +19,15 @@ export function createRequestApproval(notifier: Notifier | undefined) {
           notifier.notify(approval, {
             sent,
             onSent(key) {
+              sent.push(key);
+              context.heartbeat({ sent });
+            },
+            onFailed(key, reason) {
+              context.log.warn('notification failed for good; not tried again', {
+                trackingId: approval.trackingId,
+                key,
+                reason,
+              });
               sent.push(key);
               context.heartbeat({ sent });
             },

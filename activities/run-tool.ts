@@ -1,8 +1,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { storedOutput, type ContentStore } from './content-store.js';
+import type { ContentStore } from './content-store.js';
 import { whileHeartbeating } from './keep-alive.js';
 import { OutcomeUnknownError, type AgentDefinition, type ToolDefinition } from '../define/index.js';
 import type { JsonValue, UnknownAttempt } from '../protocol/index.js';
+import { markerShaped, storedOutput } from '../protocol/stored-output.js';
 import type { SecretSealer } from '../secrets/sealer.js';
 import { withholder, withholdInError, withholdInOutput } from './withhold-secrets.js';
 import { OUTCOME_UNKNOWN_FAILURE, type ToolRunInput } from '../workflows/activity-types.js';
@@ -110,6 +111,9 @@ export function createRunTool(agents: AgentDefinition[], limits: ToolOutputLimit
     if (tool.secrets?.length) output = withholdInOutput(output, withhold);
     // The text the model will read, as the workflow writes it (tool-messages.ts).
     const text = typeof output === 'string' ? output : (JSON.stringify(output) ?? '');
+    // The workflow takes a result in the marker's shape for an output this worker stored: a tool's
+    // own output of that shape goes on as its text, which the model reads all the same.
+    if (markerShaped(output)) output = text;
     const bytes = Buffer.byteLength(text);
     const reviewed = !tool.safe && tool.approval?.reviewResult === true;
     if (limits.store && bytes > storeOverBytes && !reviewed) {

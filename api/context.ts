@@ -4,6 +4,9 @@ import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import type { Request } from 'express';
 import type { ContentStore } from '../activities/content-store.js';
+import { checkedHooks } from './identity.js';
+import { WORKER_WAIT_MS } from './worker-wait.js';
+import type { EventStreamLimits } from './stream-slots.js';
 import type { AgentDefinition } from '../define/index.js';
 import {
   DEFAULT_MODEL,
@@ -16,7 +19,8 @@ import {
 /**
  * How your service tells Countersign who is calling. Return the approver a request comes from, or
  * undefined for a request that is not authenticated (a 401). Throwing answers 500: map your own
- * "not logged in" to undefined.
+ * "not logged in" to undefined. An identity outside `ApproverIdentity`'s rules (a backslash in the
+ * id, an id over 200 characters, over 50 roles) answers `403 identity_not_supported`.
  *
  * @example
  * ```ts
@@ -94,6 +98,24 @@ export interface CountersignApiOptions {
   decisionWaitMs?: number;
   /** How often the global event stream re-reads the run list; 1 s by default. */
   listPollMs?: number;
+  /**
+   * How long a read waits for a run's worker (a query) before answering without it; 5 s by
+   * default (a busy run's query may wait about that long for its turn). Past it,
+   * `GET /api/runs/:runId` answers from Temporal alone with `worker: 'not_answering'`, and a read
+   * that needs the worker (one approval) answers `503 worker_not_answering` with Retry-After.
+   */
+  workerWaitMs?: number;
+  /**
+   * How many event streams one caller (by approver id), and all callers together, may hold open on
+   * this API instance: 20 and 1000 by default. Past either, a stream is refused with
+   * `429 too_many_streams` and Retry-After; a closed stream frees its slot.
+   *
+   * @example
+   * ```ts
+   * const options: Partial<CountersignApiOptions> = { eventStreams: { perCaller: 5, total: 200 } };
+   * ```
+   */
+  eventStreams?: EventStreamLimits;
   /**
    * The content store your workers keep large tool outputs in (`createWorker`'s `contentStore`):
    * with it, whoever may read a run reads those outputs whole (`GET /api/runs/:runId/outputs/:ref`,
@@ -180,6 +202,7 @@ export interface ApiOptions extends CountersignApiOptions {
   sealer?: SecretSealer;
   taskQueue: string;
   defaultModel: string;
+  workerWaitMs: number;
   authenticate: Authenticate;
   findApprover: FindApprover;
 }
@@ -201,13 +224,16 @@ export function resolveApiOptions(
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
-    authenticate: options.authenticate ?? tokenAuth(approvers),
+    workerWaitMs: options.workerWaitMs ?? WORKER_WAIT_MS,
     ...(options.secretKeys ? { sealer: secretSealer(options.secretKeys) } : {}),
-    findApprover:
-      options.findApprover ??
-      ((id) => {
-        const approver = approvers.find((a) => a.id === id);
-        return approver && identityOf(approver);
-      }),
+    ...checkedHooks({
+      authenticate: options.authenticate ?? tokenAuth(approvers),
+      findApprover:
+        options.findApprover ??
+        ((id) => {
+          const approver = approvers.find((a) => a.id === id);
+          return approver && identityOf(approver);
+        }),
+    }),
   };
 }

@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import express, { Router } from 'express';
 import { approverOf, requireApprover, tokenAuthentication } from './auth.js';
 import { resolveApiOptions, type CountersignApiOptions } from './context.js';
+import { refuseCrossSite } from './cross-site.js';
+import { documentedMethods } from './documented-methods.js';
 import { errorHandler, notFound } from './errors.js';
 import { RunEventFeed } from './event-feed.js';
 import { limitJsonDepth } from './json-depth.js';
@@ -15,6 +17,7 @@ import { linksRouter } from './routes/links.js';
 import { runsRouter } from './routes/runs.js';
 import type { Me } from './schemas.js';
 import { allEventsStream } from './sse.js';
+import { limitEventStreams } from './stream-slots.js';
 
 export type { CountersignApiOptions, Authenticate, FindApprover } from './context.js';
 
@@ -54,6 +57,7 @@ export function countersignRouter(options: CountersignApiOptions): Router {
   });
 
   const openapi = openApiDocument(resolved.publicUrl);
+  router.use(documentedMethods(openapi));
   router.get('/api/openapi.json', (_req, res) => {
     res.json(openapi);
   });
@@ -62,10 +66,16 @@ export function countersignRouter(options: CountersignApiOptions): Router {
   router.use('/api/codec', codecRouter(resolved));
 
   const api = Router();
+  // Before anything reads the body. Left out: the codec endpoint above (it changes nothing, and the
+  // Temporal Web UI calls it from its own origin) and email links (the signed link in their URL, not
+  // a cookie, names the approver: a page that could forge their form already holds the link).
+  api.use(refuseCrossSite(resolved.publicUrl));
   api.use(express.json({ limit: '256kb', strict: true }));
   api.use(requireJsonBody);
   api.use(limitJsonDepth);
   api.use(requireApprover(resolved.authenticate));
+  // One count for both stream routes, taken before either reads anything.
+  api.get(['/events', '/runs/:runId/events'], limitEventStreams(resolved.eventStreams));
   api.use('/runs', runsRouter(resolved));
   api.use('/approvals', approvalsRouter(resolved));
   api.use('/agents', agentsRouter(resolved));

@@ -154,7 +154,7 @@ export async function decide(
   if (request.channel === 'email' && approval.kind === 'secret') {
     throw new HttpError(403, 'a secret is never supplied, nor refused, through an email link', {
       code: 'decision_not_allowed',
-      extra: { secretApproval: approval },
+      secretApproval: approval,
     });
   }
   // A retry may be the request that settled it, its answer lost on the way back (the API restarted,

@@ -6,6 +6,7 @@ import {
   type Decision,
   type FieldError,
   type JsonValue,
+  mayAddToPlan,
 } from '../protocol/index.js';
 import { fieldErrors } from './errors.js';
 
@@ -35,6 +36,13 @@ export function checkDecision(
           return [
             { path: `/plan/${i}/tool`, message: `${step.tool} is not a tool of agent ${approval.agent}` },
           ];
+        if (step.toolCallId === undefined && !mayAddToPlan(tool))
+          return [
+            {
+              path: `/plan/${i}/tool`,
+              message: `${step.tool} calls may not be added to a plan: its policy allows no edit`,
+            },
+          ];
         const result = tool.parameters.safeParse(step.args);
         return result.success ? [] : fieldErrors(result.error, ['plan', i, 'args']);
       });
@@ -45,6 +53,17 @@ export function checkDecision(
     if (!tool) return [];
     const errors: FieldError[] = [];
     if (approval.editableFields) {
+      // An edit sends the whole arguments: fields left out are not "unchanged", they are removed.
+      const left = Object.keys(approval.args).filter(
+        (key) => !approval.editableFields!.includes(key) && !(key in decision.args!),
+      );
+      if (left.length > 0)
+        return [
+          {
+            path: '/args',
+            message: `an edit sends the whole arguments, as proposed with your changes; missing: ${left.join(', ')}`,
+          },
+        ];
       const keys = new Set([...Object.keys(approval.args), ...Object.keys(decision.args)]);
       for (const key of keys) {
         if (!approval.editableFields.includes(key) && !same(approval.args[key], decision.args[key])) {

@@ -1,24 +1,54 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
-import { toPointer, type FieldError } from '../protocol/index.js';
+import {
+  ApprovalStatus,
+  ApprovalView,
+  DecisionOutcome,
+  toPointer,
+  type FieldError,
+} from '../protocol/index.js';
 import { grpcStatus } from '../client/grpc-status.js';
 
-/** The one error shape of the API: `{ error: { message, code?, fields? } }`. */
+/**
+ * The one error shape of the API: `{ error: { message, code?, fields? } }`, and what some errors add.
+ * Every field an error carries is declared here, so the OpenAPI document says it.
+ */
 export const ErrorBody = z.strictObject({
   error: z.strictObject({
     message: z.string(),
     code: z.string().optional(),
     /** Each problem at a JSON Pointer into what was sent (`/args/amount`). */
     fields: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
+    /** `already_settled`: the approval's status now. */
+    status: ApprovalStatus.optional(),
+    /** A decision the workflow refused: its outcome. */
+    outcome: DecisionOutcome.optional(),
+    /**
+     * `stale_revision` (412) and `revision_required` (428): the approval as it is now, to show again
+     * (without its `schema` when it was read from the run's memo).
+     */
+    current: ApprovalView.partial({ schema: true }).optional(),
+    /** `idempotency_key_reused` (422): the approval the key was first used with. */
+    trackingId: z.string().optional(),
   }),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
+/** What an error adds to its message, code and fields: only what `ErrorBody` declares. */
+export type ErrorExtra = Omit<ErrorBody['error'], 'message' | 'code' | 'fields'>;
 
 export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly details: { code?: string; fields?: FieldError[]; extra?: Record<string, unknown> } = {},
+    readonly details: {
+      code?: string;
+      fields?: FieldError[];
+      extra?: ErrorExtra;
+      /** An email link's secret approval: its page says where to supply the secret (never sent as JSON). */
+      secretApproval?: ApprovalView;
+      /** Seconds to wait before trying again: sent as Retry-After. */
+      retryAfter?: number;
+    } = {},
   ) {
     super(message);
   }
@@ -58,6 +88,7 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, _req, res, next)
     status = err.status;
     body = { error: { message: err.message, code: err.details.code, fields: err.details.fields } };
     if (err.details.extra) Object.assign(body.error, err.details.extra);
+    if (err.details.retryAfter !== undefined) res.setHeader('Retry-After', String(err.details.retryAfter));
   } else if (isClientError(err)) {
     // Body parsers and the router (a malformed %-escape in the path) throw these.
     status = err.status;

@@ -16,6 +16,7 @@ import {
 } from '../protocol/index.js';
 import { ErrorBody } from './errors.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
+import { GLOBAL_EVENT_ID, RUN_EVENT_ID } from './sse.js';
 import {
   AgentList,
   Me,
@@ -79,10 +80,50 @@ const text = (description: string) => ({
   description,
   content: { 'text/plain': { schema: { type: 'string' } } },
 });
-const sse = (description: string) => ({
-  description,
-  content: { 'text/event-stream': { schema: { type: 'string' } } },
+/** A JSON `data` field of an event, read with the schema it carries. */
+const jsonData = (schema: Record<string, unknown>) => ({
+  type: 'string',
+  contentMediaType: 'application/json',
+  contentSchema: schema,
 });
+/**
+ * An event stream's `schema` describes one event, as OpenAPI 3.2's `itemSchema` does (and as
+ * Schemathesis reads 3.1): `event` is the RunEvent's type, `data` the RunEvent as JSON. A run's own
+ * stream ends with an `end` event, whose data is `{ runId }`.
+ */
+const sse = (description: string, id: RegExp, end: boolean) => {
+  const fields = {
+    event: { type: 'string' },
+    id: { type: 'string', pattern: id.source },
+    retry: { type: 'integer' },
+  };
+  const schema = end
+    ? {
+        type: 'object',
+        properties: { ...fields, data: { type: 'string' } },
+        required: ['event', 'data'],
+        anyOf: [
+          { properties: { event: { not: { const: 'end' } }, data: jsonData(ref('RunEvent')) } },
+          {
+            properties: {
+              event: { const: 'end' },
+              data: jsonData({
+                type: 'object',
+                properties: { runId: { type: 'string' } },
+                required: ['runId'],
+                additionalProperties: false,
+              }),
+            },
+          },
+        ],
+      }
+    : {
+        type: 'object',
+        properties: { ...fields, data: jsonData(ref('RunEvent')) },
+        required: ['event', 'data'],
+      };
+  return { description, content: { 'text/event-stream': { schema } } };
+};
 
 function componentSchemas(): Record<string, unknown> {
   const registry = z.registry<{ id: string }>();
@@ -122,16 +163,35 @@ const pathParam = (name: string, description: string, schema?: z.ZodType) => ({
 });
 const runId = pathParam('runId', 'The run id (its workflow id).');
 const trackingId = pathParam('trackingId', 'The approval tracking id, `<runId>.<seq>`.');
-const lastEventId = {
-  name: 'Last-Event-ID',
-  in: 'header',
-  required: false,
-  schema: { type: 'string' },
-  description: 'Resume after this event id.',
+/** Where a stream resumes: after this event id of it (none, or empty: from the start). */
+const resumeAfter = (id: RegExp) => {
+  const schema = { type: 'string', pattern: `^(?:${id.source.slice(1, -1)})?$` };
+  return [
+    {
+      name: 'Last-Event-ID',
+      in: 'header',
+      required: false,
+      schema,
+      description: 'Resume after this event id.',
+    },
+    {
+      name: 'after',
+      in: 'query',
+      required: false,
+      schema,
+      description: 'Resume after this event id, for a client that cannot set Last-Event-ID; the header wins.',
+    },
+  ];
 };
 /** Runs the caller may not read answer as runs that do not exist (see the README's Security). */
 const unreadable = error('No such run, or none the caller may read.');
+const pageTokenRefused = error(
+  'A `pageToken` this API did not return for this very list (`invalid_page_token`): start from the first page.',
+);
 const notJson = error('The body was not sent as JSON (`Content-Type: application/json`).');
+/** Every state-changing route refuses a browser's request made by another site's page (README: Security). */
+const CROSS_SITE =
+  'A page of another site had the browser send it (`cross_site_request`): nothing was changed.';
 const channelHeader = (description: string) => ({
   name: 'X-Countersign-Channel',
   in: 'header',
@@ -142,8 +202,16 @@ const channelHeader = (description: string) => ({
 const common = {
   '401': error('No valid bearer token.'),
   '503': error(
-    'Temporal is unavailable or busy (a restart, throttling); retry after the Retry-After seconds.',
+    "Temporal is unavailable or busy (`temporal_unavailable`: a restart, throttling), or the run's worker did not answer within the API's bound (`worker_not_answering`); retry after the Retry-After seconds.",
   ),
+};
+
+/** Both event streams count toward one bound per caller and one per API instance (`eventStreams`). */
+const tooManyStreams = {
+  ...error(
+    'The caller holds as many open event streams as one caller may, or the API as many as it serves (`too_many_streams`); close one, or retry after the Retry-After seconds.',
+  ),
+  headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
 };
 
 /** POST /api/codec/encode and /decode: the remote codec protocol, one direction each. */
@@ -174,6 +242,27 @@ const codec = (summary: string, answer: string, refused: string) => ({
       ...common,
     },
   },
+  options: {
+    summary: "A browser's CORS preflight",
+    security: [],
+    parameters: [
+      {
+        name: 'Origin',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: 'The page asking; only those of `codecCorsOrigins` may call the endpoint.',
+      },
+    ],
+    responses: {
+      '204': {
+        description:
+          'Allowed (no Origin, or one of `codecCorsOrigins`, which also gets the `Access-Control-Allow-*` headers).',
+        headers: { Allow: { schema: { type: 'string' }, description: '`POST, OPTIONS`.' } },
+      },
+      '403': error('An Origin not in `codecCorsOrigins` (`origin_not_allowed`).'),
+    },
+  },
 });
 
 /** POST /pause and /resume: the same shape, another verb. */
@@ -184,6 +273,7 @@ const runControl = (summary: string, accepted: string, conflict: string) => ({
     requestBody: { required: false, content: { 'application/json': { schema: ref('RunControlBody') } } },
     responses: {
       '202': json('RunControlAccepted', accepted),
+      '403': error(CROSS_SITE),
       '400': error('Invalid body or X-Countersign-Channel.'),
       '404': unreadable,
       '409': error(conflict),
@@ -195,12 +285,13 @@ const runControl = (summary: string, accepted: string, conflict: string) => ({
 
 /** The OpenAPI 3.1 document, derived from the zod schemas the API validates with. */
 export function openApiDocument(publicUrl: string): Record<string, unknown> {
-  return {
+  return withIdentityRefusal({
     openapi: '3.1.0',
     info: {
       title: 'Countersign API',
       version: '0.1.0',
-      description: 'Agents act; humans countersign. Runs, approvals, decisions and live events.',
+      description:
+        'Agents act; humans countersign. Runs, approvals, decisions and live events. A method a path does not list here is answered 405 (`method_not_allowed`) with `Allow`.',
     },
     servers: [{ url: publicUrl }],
     security: [{ bearer: [] }],
@@ -214,10 +305,14 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           },
           responses: {
             '201': json('RunCreated', 'Started.'),
+            '403': error(
+              `Only an admin may start a run on behalf of someone else (\`role_not_allowed\`). ${CROSS_SITE}`,
+            ),
             '415': notJson,
             '400': error(
-              `Invalid body (code \`too_deep\` when it nests more than ${MAX_JSON_DEPTH} levels), or unknown agent.`,
+              `Invalid body (code \`too_deep\` when it nests more than ${MAX_JSON_DEPTH} levels).`,
             ),
+            '422': error('No agent of that name runs here (`unknown_agent`); `fields` names the known ones.'),
             ...common,
           },
         },
@@ -227,6 +322,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           responses: {
             '200': json('RunList', 'Runs: open ones first, then the latest ended.'),
             '400': error('Invalid filter.'),
+            '422': pageTokenRefused,
             ...common,
           },
         },
@@ -245,6 +341,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           parameters: [runId, channelHeader('Where the cancellation comes from, for the audit trail.')],
           responses: {
             '202': json('CancelAccepted', 'Cancellation requested.'),
+            '403': error(CROSS_SITE),
             '400': error('Invalid X-Countersign-Channel.'),
             '404': unreadable,
             '409': error('The run has already ended.'),
@@ -265,12 +362,13 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       '/api/runs/{runId}/events': {
         get: {
           summary: "A run's events as server-sent events (ids are RunEvent ids)",
-          parameters: [runId, lastEventId],
+          parameters: [runId, ...resumeAfter(RUN_EVENT_ID)],
           responses: {
-            '200': sse('RunEvent per message.'),
+            '200': sse('RunEvent per message, then `end` once the run has ended.', RUN_EVENT_ID, true),
             '204': { description: 'The run has ended and nothing is left.' },
             '400': error('Last-Event-ID is not an event id of this run.'),
             '404': unreadable,
+            '429': tooManyStreams,
             ...common,
           },
         },
@@ -278,7 +376,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       '/api/runs/{runId}/outputs/{ref}': {
         get: {
           summary:
-            'A tool output the workers kept in the content store, whole, as text. Whoever may read the run may read it, under a reference its transcript holds (a tool message `{"$countersign":"stored-output","ref":…,"bytes":…}`).',
+            'A tool output the workers kept in the content store, whole, as text. Whoever may read the run may read it, under a reference its own worker wrote (listed in the run `storedOutputs`), named by a tool message `{"$countersign":"stored-output","ref":…,"bytes":…}`. Text of that shape from anywhere else (a tool output, an answer a person gave) is only text.',
           parameters: [
             runId,
             pathParam('ref', 'The `ref` of the stored-output marker in the transcript.', OutputRef),
@@ -287,7 +385,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
             '200': text('The output, UTF-8.'),
             '400': error('Not a content reference.'),
             '404': error(
-              'No such run, or none the caller may read; no such reference in its transcript; or (code `no_content_store`) the API was given no content store.',
+              'No such run, or none the caller may read; no output its worker stored under that reference; or (code `no_content_store`) the API was given no content store.',
             ),
             '502': error('The content store failed to return the output (code `content_store_failed`).'),
             ...common,
@@ -297,10 +395,11 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       '/api/events': {
         get: {
           summary: 'The events of every run the caller may read, as server-sent events',
-          parameters: [lastEventId],
+          parameters: resumeAfter(GLOBAL_EVENT_ID),
           responses: {
-            '200': sse('RunEvent per message.'),
+            '200': sse('RunEvent per message.', GLOBAL_EVENT_ID, false),
             '400': error('Last-Event-ID is not an event id of this stream.'),
+            '429': tooManyStreams,
             ...common,
           },
         },
@@ -312,6 +411,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           responses: {
             '200': json('ApprovalList', 'Approvals.'),
             '400': error('Invalid filter.'),
+            '422': pageTokenRefused,
             ...common,
           },
         },
@@ -352,7 +452,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
               name: 'If-Match',
               in: 'header',
               required: true,
-              schema: { type: 'string', pattern: '^"[1-9][0-9]*"$' },
+              schema: { type: 'string', pattern: '^"[1-9][0-9]{0,8}"$' },
               description:
                 'The ETag of the approval as the approver was shown it: the decision covers exactly that revision.',
             },
@@ -362,7 +462,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
             '200': json('DecisionApplied', 'The workflow took the decision.'),
             '202': json('DecisionSubmitted', 'Sent; poll the location for the outcome.'),
             '400': error('Invalid body, decision not allowed, or invalid arguments (field errors).'),
-            '403': error('The approver may not decide this approval.'),
+            '403': error(`The approver may not decide this approval. ${CROSS_SITE}`),
             '404': error('No such approval, or none of a run the caller may read.'),
             '409': error('Already settled, or already approved by this approver.'),
             '415': notJson,
@@ -389,6 +489,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
             '403': error('Refused.'),
             '404': error('No such approval.'),
             '409': error('Refused.'),
+            '412': error('Refused: the proposal changed before the decision reached it (`stale_revision`).'),
             ...common,
           },
         },
@@ -433,5 +534,24 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       },
       schemas: componentSchemas(),
     },
-  };
+  });
+}
+
+/** Every route that names its caller refuses an identity the protocol cannot carry (api/identity.ts). */
+const IDENTITY_REFUSED =
+  "`identity_not_supported`: the identity the host's `authenticate` gave breaks the approver rules (a backslash or control character in the id or a role, either over 200 characters, over 50 roles); the message names the rule.";
+
+type Operation = { security?: unknown[]; responses: Record<string, { description: string }> };
+
+function withIdentityRefusal<T extends { paths: Record<string, Record<string, unknown>> }>(document: T): T {
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as Operation[]) {
+      if (operation.security?.length === 0) continue;
+      const forbidden = operation.responses['403'];
+      operation.responses['403'] = forbidden
+        ? { ...forbidden, description: `${forbidden.description} Or ${IDENTITY_REFUSED}` }
+        : error(`The caller's identity: ${IDENTITY_REFUSED}`);
+    }
+  }
+  return document;
 }

@@ -23,7 +23,10 @@ export function sealPageToken(secret: string, query: string, raw: Uint8Array): s
   return Buffer.concat([mac(secret, query, raw), raw]).toString('base64url');
 }
 
-/** The raw token, or a 400 for one this API did not return for this query. */
+/**
+ * The raw token, or a 422 for one this API did not return for this query: well-formed, so no schema
+ * tells it apart, and refused rather than paging another query.
+ */
 export function openPageToken(secret: string, query: string, token: string): Buffer {
   const bytes = Buffer.from(token, 'base64url');
   const raw = bytes.subarray(MAC_BYTES);
@@ -33,8 +36,8 @@ export function openPageToken(secret: string, query: string, token: string): Buf
     given.length !== MAC_BYTES ||
     !timingSafeEqual(given, mac(secret, query, raw))
   ) {
-    throw new HttpError(400, 'pageToken is not one this API returned for this list', {
-      code: 'invalid_request',
+    throw new HttpError(422, 'pageToken is not one this API returned for this list', {
+      code: 'invalid_page_token',
     });
   }
   return raw;

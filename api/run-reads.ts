@@ -6,6 +6,8 @@ import { approvalQuery } from '../workflows/definitions.js';
 import { HttpError } from './errors.js';
 import { pendingFromMemo } from './run-lists.js';
 import { queryRun } from '../client/query-run.js';
+import { WORKER_WAIT_MS, withinWorkerWait } from './worker-wait.js';
+import { describeReadable } from './memo-less-describe.js';
 
 function pendingOf(info: Pick<WorkflowExecutionInfo, 'memo' | 'status'>): ApprovalView[] {
   return pendingFromMemo(info.status.name === 'RUNNING', info.memo?.[PENDING_MEMO_KEY]);
@@ -27,22 +29,27 @@ export function runHandle(client: Client, runId: string) {
   return client.workflow.getHandle(runId);
 }
 
-export function readState(client: Client, runId: string): Promise<RunState> {
-  return onRun(runId, () => getRunState(client, runId));
+/** The run's state; a worker that does not answer within `waitMs` is a 503 `worker_not_answering`. */
+export function readState(client: Client, runId: string, waitMs = WORKER_WAIT_MS): Promise<RunState> {
+  return onRun(runId, () => withinWorkerWait(client, runId, waitMs, () => getRunState(client, runId)));
 }
 
+/** One approval of the run; a worker that does not answer within `waitMs` is a 503 `worker_not_answering`. */
 export function readApproval(
   client: Client,
   runId: string,
   trackingId: string,
+  waitMs = WORKER_WAIT_MS,
 ): Promise<ApprovalView | null> {
-  return onRun(runId, async () => {
-    const handle = runHandle(client, runId);
-    const { status } = await handle.describe();
-    const final = status.name !== 'RUNNING' ? await getFinalState(client, runId) : undefined;
-    if (final) return final.approvals.find((approval) => approval.trackingId === trackingId) ?? null;
-    return queryRun(handle, approvalQuery, trackingId);
-  });
+  return onRun(runId, () =>
+    withinWorkerWait(client, runId, waitMs, async () => {
+      const handle = runHandle(client, runId);
+      const { status } = await handle.describe();
+      const final = status.name !== 'RUNNING' ? await getFinalState(client, runId) : undefined;
+      if (final) return final.approvals.find((approval) => approval.trackingId === trackingId) ?? null;
+      return queryRun(handle, approvalQuery, trackingId);
+    }),
+  );
 }
 
 /**
@@ -58,6 +65,7 @@ export async function readPendingFromMemo(
   return pendingOf(info).find((view) => view.trackingId === trackingId) ?? null;
 }
 
+/** The run's description; one whose memo this API cannot decode is described without it. */
 export async function describeRun(client: Client, runId: string) {
-  return onRun(runId, () => runHandle(client, runId).describe());
+  return onRun(runId, () => describeReadable(client, runId));
 }

@@ -11,12 +11,15 @@ import {
   RunState,
   RunStatus,
   RunSummary,
+  RunUnreadable,
 } from '../protocol/index.js';
+import { SAFE_VALUE } from './run-lists.js';
 
 /** Request and response shapes of the REST API beyond the protocol's own: one source for validation and OpenAPI. */
 
 const Limit = (fallback: number) => z.coerce.number().int().min(1).max(500).default(fallback);
-const Filter = z.string().min(1).max(200);
+/** A role to filter by: what a list query can match (see `listQuery`). */
+const Filter = z.string().regex(SAFE_VALUE, 'letters, digits and _ . : @ -, up to 200');
 /** The `nextPageToken` of the page before. */
 const PageToken = z
   .string()
@@ -48,9 +51,6 @@ export const RunCreated = z.strictObject({ runId: z.string() });
 export type RunCreated = z.output<typeof RunCreated>;
 export const RunList = z.strictObject({ runs: z.array(RunSummary), nextPageToken: NextPageToken });
 export type RunList = z.output<typeof RunList>;
-/** The run's state plus its audit trail: the approval entries of its event log. */
-export const RunDetail = RunState.extend({ audit: z.array(RunEvent) });
-export type RunDetail = z.output<typeof RunDetail>;
 export const CancelAccepted = z.strictObject({ runId: z.string(), status: z.literal('cancelling') });
 export type CancelAccepted = z.output<typeof CancelAccepted>;
 /** What a pause or resume request may carry: why, for the audit trail (and, on resume, the model). */
@@ -74,6 +74,27 @@ export const ApprovalList = z.strictObject({
   nextPageToken: NextPageToken,
 });
 export type ApprovalList = z.output<typeof ApprovalList>;
+/**
+ * The run's state plus its audit trail: the approval entries of its event log. With `worker:
+ * 'not_answering'` (no worker answered within the API's `workerWaitMs`), it is what Temporal holds
+ * without one: status, task, requester, start, and the pending approvals from the run's memo, without
+ * their schema; transcript, events, audit and decided approvals are empty, and `turns` is left out.
+ */
+export const RunDetail = RunState.extend({
+  turns: RunState.shape.turns.optional(),
+  pending: z.array(ApprovalSummary),
+  approvals: z.array(ApprovalSummary),
+  audit: z.array(RunEvent),
+  worker: z
+    .literal('not_answering')
+    .optional()
+    .describe(
+      "Present when the run's worker did not answer in time: the run as Temporal holds it without one (transcript, events, audit and decided approvals empty, no turns, pending approvals without schema).",
+    ),
+  /** The run's payloads do not decode here (a key this API does not hold): what Temporal shows of it. */
+  unreadable: RunUnreadable.optional(),
+});
+export type RunDetail = z.output<typeof RunDetail>;
 export const ApprovalDetail = ApprovalView.extend({ decisions: z.array(RunEvent) });
 export type ApprovalDetail = z.output<typeof ApprovalDetail>;
 

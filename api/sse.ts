@@ -29,8 +29,26 @@ async function open(
   return { session, signal: controller.signal };
 }
 
-function lastEventId(req: Request): string {
-  return req.get('last-event-id') ?? (typeof req.query.after === 'string' ? req.query.after : '');
+/** A run stream's event ids: the run's event log ids. ASCII digits, as the OpenAPI document says. */
+export const RUN_EVENT_ID = /^[0-9]{1,9}$/;
+/** The inbox stream's event ids, `<epoch ms>~<runId>~<event id>` (see `globalId`). */
+export const GLOBAL_EVENT_ID = /^([0-9]{1,15})~([A-Za-z0-9_-]{1,120})~([0-9]{1,9})$/;
+
+/**
+ * Where a subscriber resumes: after `Last-Event-ID`, else after `?after=` ('' for the start). Each one
+ * given must be an id of this stream, even the one the other overrides.
+ */
+function resumePoint(req: Request, ids: RegExp, stream: string): string {
+  const header = req.get('last-event-id') ?? '';
+  const query = req.query.after ?? '';
+  for (const value of [header, query]) {
+    if (value !== '' && !(typeof value === 'string' && ids.test(value))) {
+      throw new HttpError(400, `Last-Event-ID must be an event id of this ${stream}`, {
+        code: 'invalid_request',
+      });
+    }
+  }
+  return header || (query as string);
 }
 
 /**
@@ -41,10 +59,7 @@ function lastEventId(req: Request): string {
 export function runEventStream(options: ApiOptions): RequestHandler {
   return async (req, res) => {
     const runId = String(req.params.runId);
-    const resumeFrom = lastEventId(req);
-    if (resumeFrom !== '' && !/^\d{1,9}$/.test(resumeFrom)) {
-      throw new HttpError(400, 'Last-Event-ID must be an event id of this run', { code: 'invalid_request' });
-    }
+    const resumeFrom = resumePoint(req, RUN_EVENT_ID, 'run');
     // Who may read the run may follow it: a run they may not read is a 404, like one that is not.
     const description = await accessRule(options).readable(options.client, approverOf(res), runId);
     let cursor = Number(resumeFrom || 0);
@@ -123,13 +138,7 @@ export function allEventsStream(options: ApiOptions, feed: RunEventFeed): Reques
   const access = accessRule(options);
   return async (req, res) => {
     const caller = approverOf(res);
-    const resumeFrom = lastEventId(req);
-    const resume = parseGlobalId(resumeFrom);
-    if (resumeFrom !== '' && !resume) {
-      throw new HttpError(400, 'Last-Event-ID must be an event id of this stream', {
-        code: 'invalid_request',
-      });
-    }
+    const resume = parseGlobalId(resumePoint(req, GLOBAL_EVENT_ID, 'stream'));
     // Subscribed before the headers go out: once the subscriber reads that it is live (and reads its
     // lists), nothing the feed finds is missed.
     const controller = new AbortController();
@@ -156,6 +165,6 @@ export function globalId(event: RunEvent): string {
 }
 
 export function parseGlobalId(value: string): Resume | undefined {
-  const match = /^(\d{1,15})~([A-Za-z0-9_-]{1,120})~(\d{1,9})$/.exec(value);
+  const match = GLOBAL_EVENT_ID.exec(value);
   return match ? { at: Number(match[1]), runId: match[2]!, id: Number(match[3]) } : undefined;
 }

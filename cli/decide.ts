@@ -1,14 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type {
-  AgentSpec,
-  ApprovalView,
-  Decision,
-  DecisionOutcome,
-  JsonObject,
-  JsonSchema,
-  JsonValue,
-  PlanStep,
+import {
+  requirementLines,
+  type AgentSpec,
+  type ApprovalView,
+  type Decision,
+  type DecisionOutcome,
+  type JsonObject,
+  type JsonSchema,
+  type JsonValue,
+  type PlanStep,
 } from '../protocol/index.js';
+import { terminalText } from './format.js';
 import { CliError, type Api } from './http.js';
 
 type Answer = { outcome?: DecisionOutcome; status?: 'submitted'; location?: string };
@@ -63,14 +65,33 @@ export function describeOutcome(
   kind?: ApprovalView['kind'],
 ): string {
   if ('accepted' in result) {
-    const quorum =
-      result.requiredApprovals > 1 ? ` (${result.approvals}/${result.requiredApprovals} approvals)` : '';
     const revision = result.revision !== undefined ? ` on revision ${result.revision}` : '';
     const settled = kind === 'outcome' ? OUTCOME_SETTLED : kind === 'secret' ? SECRET_SETTLED : {};
     const meaning = result.accepted ? settled[result.status] : undefined;
-    return `${trackingId}: ${result.status}${quorum}${revision}${meaning ? ` (${meaning})` : ''}`;
+    return `${trackingId}: ${result.status}${revision}${meaning ? ` (${meaning})` : ''}`;
   }
   return `${trackingId}: decision submitted; the run has not taken it yet (poll ${result.location ?? 'the approval'}).`;
+}
+
+/**
+ * What a decision did, for the terminal, and where the approval stands after it where more than one
+ * sign-off counts: each requirement's count as the inbox shows it (`cfo or admin: 1 of 2`), read
+ * afresh. A sum over requirements would not add up: one sign-off can count toward several, and an
+ * edit into a stricter tier adds one.
+ */
+export async function outcomeText(
+  api: Api,
+  trackingId: string,
+  result: DecisionOutcome | Answer,
+  kind?: ApprovalView['kind'],
+): Promise<string> {
+  const said = terminalText(describeOutcome(trackingId, result, kind));
+  if (!('accepted' in result) || !result.accepted) return said;
+  const now = await api
+    .get<ApprovalView>(`/api/approvals/${encodeURIComponent(trackingId)}`)
+    .catch(() => undefined);
+  if (!now || (now.requirements.length < 2 && now.requirements.every((r) => r.count < 2))) return said;
+  return [said, ...requirementLines(now).map((need) => `  ${terminalText(need)}`)].join('\n');
 }
 
 export function parseJsonOption(name: string, text: string): unknown {

@@ -211,7 +211,10 @@ export function approvalCard(
   if (a.plan)
     lines.push(
       '  plan:',
-      ...a.plan.map((s, i) => `    ${i + 1}. ${line(s.tool)} ${line(JSON.stringify(s.args))}`),
+      ...a.plan.map(
+        (s, i) =>
+          `    ${i + 1}. ${line(s.tool)} ${line(JSON.stringify(s.args))}${s.addedBy ? ` (added by ${line(s.addedBy)})` : ''}`,
+      ),
     );
   else if (a.kind === 'outcome')
     lines.push(
@@ -219,13 +222,16 @@ export function approvalCard(
       indent(block(JSON.stringify(a.args, null, 2))),
       ...attemptLines(a.attempt),
     );
-  else if (a.kind === 'secret')
+  else if (a.kind === 'secret') {
     lines.push(
       line(
         `  secret: ${a.secret?.label ?? '(not named)'}${a.secret ? ` (${a.secret.name})` : ''}, for ${a.tool}`,
       ),
     );
-  else if (a.kind !== 'question')
+    // What it unlocks: the call it is for (one the model asked for by name has none).
+    if (Object.keys(a.args).length > 0)
+      lines.push(`  ${line(a.tool)} arguments:`, indent(block(JSON.stringify(a.args, null, 2))));
+  } else if (a.kind !== 'question')
     lines.push(`  ${line(a.tool)} arguments:`, indent(block(JSON.stringify(a.args, null, 2))));
   if (a.result !== undefined)
     lines.push('  result for review:', indent(block(JSON.stringify(a.result, null, 2))));

@@ -3,8 +3,8 @@ import type { ApprovalView, Decision, RunSummary, TranscriptMessage } from '../p
 import {
   answerSchema,
   answerValue,
-  describeOutcome,
   editDecision,
+  outcomeText,
   parseJsonOption,
   submitDecision,
 } from './decide.js';
@@ -83,9 +83,7 @@ export function buildProgram(): Command {
       throw new CliError('--revision must be a positive integer');
     const outcome = await submitDecision(client, trackingId, decision, revision);
     print(
-      json
-        ? JSON.stringify(outcome, null, 2)
-        : terminalText(describeOutcome(trackingId, outcome, current?.kind)),
+      json ? JSON.stringify(outcome, null, 2) : await outcomeText(client, trackingId, outcome, current?.kind),
     );
   };
 
@@ -106,7 +104,7 @@ export function buildProgram(): Command {
       print(
         json
           ? JSON.stringify(body, null, 2)
-          : `Started ${terminalText(body.runId)}\nFollow it with: countersign runs show ${terminalText(body.runId)}`,
+          : `Started ${terminalText(body.runId)}\nFollow it with: npx countersign runs show ${terminalText(body.runId)}`,
       );
     });
   runs

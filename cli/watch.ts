@@ -9,9 +9,9 @@ import type {
 import {
   answerSchema,
   answerValue,
-  describeOutcome,
   editChanges,
   editDecision,
+  outcomeText,
   submitDecision,
 } from './decide.js';
 import { readApprovals } from './approval-list.js';
@@ -320,7 +320,7 @@ async function decideShown(
     shown.sending = true;
     try {
       const outcome = await submitDecision(api, approval.trackingId, decision, approval.revision);
-      out(terminalText(describeOutcome(approval.trackingId, outcome, approval.kind)));
+      out(await outcomeText(api, approval.trackingId, outcome, approval.kind));
       return 'done';
     } catch (caught) {
       // Nothing says the secret back, even a server's answer that quoted it.

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { PENDING_MEMO_KEY, SEARCH_ATTRIBUTES, type ApprovalView } from '../protocol/index.js';
+import { decodePayload } from './decode-payload.js';
 
 /**
  * Which pending approvals to list; every filter left out matches all.
@@ -27,7 +28,7 @@ function literal(value: string): string {
 
 /**
  * The approvals waiting for a decision, read from each waiting run's memo through Temporal's list
- * (no worker needed). A list lags a little behind the runs it lists: an approval requested a moment
+ * (no worker needed). A run whose memo this client cannot decode is left out. A list lags a little behind the runs it lists: an approval requested a moment
  * ago may show a moment later.
  *
  * @example
@@ -51,15 +52,29 @@ export async function listPendingApprovals(
   if (filter.role !== undefined)
     clauses.push(`${SEARCH_ATTRIBUTES.pendingRoles.name} = ${literal(filter.role)}`);
   const approvals: ApprovalView[] = [];
-  for await (const run of client.workflow.list({ query: clauses.join(' AND ') })) {
-    const pending = run.memo?.[PENDING_MEMO_KEY];
-    if (!Array.isArray(pending)) continue;
-    for (const approval of pending as ApprovalView[]) {
-      if (approval.status !== 'pending') continue;
-      if (filter.tool !== undefined && approval.tool !== filter.tool) continue;
-      if (filter.role !== undefined && !approval.approvers.includes(filter.role)) continue;
-      approvals.push(approval);
+  const query = clauses.join(' AND ');
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    // The raw list, each memo decoded on its own: one run whose memo does not decode here (a key
+    // this client does not hold) is left out, never failing the whole list.
+    const page = await client.workflowService.listWorkflowExecutions({
+      namespace: client.options.namespace,
+      query,
+      ...(nextPageToken ? { nextPageToken } : {}),
+    });
+    for (const run of page.executions ?? []) {
+      const pending = await decodePayload(client, run.memo?.fields?.[PENDING_MEMO_KEY]).catch(
+        () => undefined,
+      );
+      if (!Array.isArray(pending)) continue;
+      for (const approval of pending as ApprovalView[]) {
+        if (approval.status !== 'pending') continue;
+        if (filter.tool !== undefined && approval.tool !== filter.tool) continue;
+        if (filter.role !== undefined && !approval.approvers.includes(filter.role)) continue;
+        approvals.push(approval);
+      }
     }
-  }
+    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+  } while (nextPageToken);
   return approvals;
 }

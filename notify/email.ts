@@ -33,7 +33,10 @@ function proposal(approval: ApprovalView): { label: string; body: string }[] {
   const parts: { label: string; body: string }[] = [];
   if (approval.question) parts.push({ label: 'Question', body: shown(approval.question) });
   if (approval.plan) {
-    const steps = approval.plan.map((step, i) => `${i + 1}. ${shown(step.tool)} ${shownJson(step.args)}`);
+    const steps = approval.plan.map(
+      (step, i) =>
+        `${i + 1}. ${shown(step.tool)} ${shownJson(step.args)}${step.addedBy ? ` (added by ${shown(step.addedBy)})` : ''}`,
+    );
     parts.push({ label: 'Plan', body: steps.join('\n') });
   } else if (approval.kind === 'outcome') {
     parts.push({ label: 'Arguments it ran with', body: shownJson(approval.args) });
@@ -48,6 +51,9 @@ function proposal(approval: ApprovalView): { label: string; body: string }[] {
         ? `${shown(secret.label)} (${shown(secret.name)}), for ${shown(approval.tool)}`
         : shown(approval.tool),
     });
+    // What it unlocks: the call it is for (one the model asked for by name has none).
+    if (Object.keys(approval.args).length > 0)
+      parts.push({ label: `Arguments of the ${shown(approval.tool)} call`, body: shownJson(approval.args) });
   } else if (approval.kind !== 'question') {
     parts.push({ label: 'Arguments', body: shownJson(approval.args) });
   }

@@ -55,6 +55,26 @@ export function inboxUrl(publicUrl: string, trackingId: string): string {
 }
 
 /**
+ * Why a delivery can never succeed, or undefined when trying again may: an SMTP server's permanent
+ * answer (5xx: no such mailbox, a refused sender) is given again to every retry.
+ */
+function refusedForGood(err: unknown): string | undefined {
+  const code = (err as { responseCode?: unknown }).responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600 ? describeFailure(err) : undefined;
+}
+
+/**
+ * What failed, in a line, for logs and the activity's failure (which the run's history keeps):
+ * URLs are left out, as a webhook's or an SMTP server's may hold a credential.
+ */
+function describeFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const { code } = err as { code?: unknown };
+  const text = message.replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>').slice(0, 200);
+  return typeof code === 'string' ? `${code}: ${text}` : text;
+}
+
+/**
  * The notifier `createNotifier` returns: a `Notifier` for `createWorker`, and `close()` to let its
  * SMTP connections go when the worker stops.
  *
@@ -98,8 +118,20 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
   return {
     async notify(approval, progress) {
       // Each revision (an edit, an escalation) notifies again under new keys, with links for it;
-      // retries of one activity skip what was sent.
+      // retries of one activity skip what was sent, or failed for good.
       const round = approval.revision === 1 ? 'initial' : `r${approval.revision}`;
+      // Each delivery on its own: one that fails holds back none after it.
+      const retry: string[] = [];
+      const deliver = async (key: string, send: () => Promise<void>) => {
+        try {
+          await send();
+          progress.onSent(key);
+        } catch (err) {
+          const refused = refusedForGood(err);
+          if (refused) progress.onFailed(key, refused);
+          else retry.push(`${key} (${describeFailure(err)})`);
+        }
+      };
       for (const approver of recipientsFor(approval, options.approvers)) {
         const key = `email:${round}:${approver.id}`;
         if (!approver.email || progress.sent.includes(key)) continue;
@@ -116,26 +148,32 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
               : undefined,
           inbox: inboxUrl(base, approval.trackingId),
         });
-        await mail.send({
-          from: options.mailFrom,
-          to: approver.email,
-          ...rendered,
-          fileKey:
-            approval.revision === 1
-              ? `${approval.trackingId}-${approver.id}`
-              : `${approval.trackingId}-r${approval.revision}-${approver.id}`,
-        });
-        progress.onSent(key);
+        const to = approver.email;
+        await deliver(key, () =>
+          mail.send({
+            from: options.mailFrom,
+            to,
+            ...rendered,
+            fileKey:
+              approval.revision === 1
+                ? `${approval.trackingId}-${approver.id}`
+                : `${approval.trackingId}-r${approval.revision}-${approver.id}`,
+          }),
+        );
       }
       const webhookKey = `webhook:${round}`;
-      if (options.webhookUrl && !progress.sent.includes(webhookKey)) {
-        await postWebhook(options.webhookUrl, options.signingSecret, {
-          type: 'approval.requested',
-          approval,
-          inboxUrl: inboxUrl(base, approval.trackingId),
-        });
-        progress.onSent(webhookKey);
+      const webhookUrl = options.webhookUrl;
+      if (webhookUrl && !progress.sent.includes(webhookKey)) {
+        await deliver(webhookKey, () =>
+          postWebhook(webhookUrl, options.signingSecret, {
+            type: 'approval.requested',
+            approval,
+            inboxUrl: inboxUrl(base, approval.trackingId),
+          }),
+        );
       }
+      // The activity retries what may yet go through; the next attempt skips what is done.
+      if (retry.length > 0) throw new Error(`notifications to retry: ${retry.join(', ')}`);
     },
     close: () => mail.close(),
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
@@ -26,7 +27,12 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
-  /** Names the `.eml` file when there is no SMTP server. */
+  /**
+   * Names the `.eml` file when there is no SMTP server (`<epoch ms>-<fileKey>.eml`). A key of up to
+   * 120 letters, digits, `_`, `.` and `-` is used as it is; any other is cut short and made safe,
+   * with a hash of the whole key, so every key gets a file name of its own within any file system's
+   * bounds.
+   */
   fileKey: string;
 }
 
@@ -88,7 +94,7 @@ export function createMailTransport(options: { smtpUrl?: string; dataDir: string
     async send({ fileKey, ...message }) {
       const info = await stream.sendMail(message);
       await mkdir(outbox, { recursive: true });
-      const safe = fileKey.replace(/[^A-Za-z0-9_.-]/g, '_');
+      const safe = fileNameOf(fileKey);
       // Written aside, then renamed: whoever watches the outbox never reads half a message.
       const file = path.join(outbox, `${Date.now()}-${safe}.eml`);
       await writeFile(`${file}.partial`, info.message as Buffer);
@@ -96,4 +102,13 @@ export function createMailTransport(options: { smtpUrl?: string; dataDir: string
     },
     close: () => stream.close(),
   };
+}
+
+const PLAIN_KEY = /^[A-Za-z0-9_.-]{1,120}$/;
+
+/** A file name for a key, as `MailMessage.fileKey` says. */
+function fileNameOf(key: string): string {
+  if (PLAIN_KEY.test(key)) return key;
+  const hash = createHash('sha256').update(key).digest('hex').slice(0, 16);
+  return `${key.slice(0, 100).replace(/[^A-Za-z0-9_.-]/g, '_')}-${hash}`;
 }

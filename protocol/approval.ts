@@ -76,6 +76,11 @@ export const Requirement = z.strictObject({
   reason: z.string(),
   /** The tier that rule chose, when it names one. */
   tier: z.string().optional(),
+  /**
+   * People whose sign-offs do not count toward it: they proposed what it covers (a step they added
+   * to a plan), and its tool's policy does not let a requester approve their own call.
+   */
+  notBy: z.array(z.string()).optional(),
 });
 export type Requirement = z.infer<typeof Requirement>;
 

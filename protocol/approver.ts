@@ -7,12 +7,18 @@ import { z } from 'zod';
 const Identifier = z
   .string()
   .min(1)
-  .max(200)
-  .regex(/^[^\\\p{Cc}]+$/u, 'no control characters or backslashes');
+  .max(200, 'at most 200 characters')
+  // Control characters spelled as ranges (what \p{Cc} matches): the OpenAPI document carries this
+  // pattern, and other languages' regular expressions (schemathesis's Python) lack \p{Cc}.
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  .regex(/^[^\\\u0000-\u001f\u007f-\u009f]+$/u, 'no control characters or backslashes');
+/** A decision carries at most this many of its approver's roles (the decision signal's `Approver`). */
+const Roles = z.array(Identifier).max(50, 'at most 50 roles');
 
 /**
  * A person the API has authenticated: who they are and the roles a policy names them by. Your own
- * authentication hook returns one; the approvers file adds a token to each.
+ * authentication hook returns one; the approvers file adds a token to each. The API refuses one
+ * outside these rules (`403 identity_not_supported`, naming the rule) rather than carry it.
  *
  * @example
  * ```ts
@@ -30,7 +36,7 @@ export const ApproverIdentity = z.strictObject({
   id: Identifier,
   name: z.string().max(200).optional(),
   email: z.email().optional(),
-  roles: z.array(Identifier),
+  roles: Roles,
 });
 export type ApproverIdentity = z.infer<typeof ApproverIdentity>;
 
@@ -47,7 +53,7 @@ export type ApproverIdentity = z.infer<typeof ApproverIdentity>;
  * ```
  */
 export const ApproverConfig = ApproverIdentity.extend({
-  roles: z.array(Identifier).min(1),
+  roles: Roles.min(1),
   token: z.string().min(16, 'tokens must be at least 16 characters'),
 });
 export type ApproverConfig = z.infer<typeof ApproverConfig>;

@@ -25,6 +25,11 @@ export const PlanStep = z.strictObject({
   args: JsonObject,
   /** The model's call id when the step was proposed by the model; absent for steps a human added. */
   toolCallId: z.string().optional(),
+  /**
+   * Who added the step, for steps a human added: the run records it from the edit that added the
+   * step (a value sent with a decision is ignored). That person is the step's requester.
+   */
+  addedBy: z.string().optional(),
 });
 export type PlanStep = z.infer<typeof PlanStep>;
 
@@ -48,7 +53,9 @@ const respondWith = <Secret extends 'secret' | 'sealed'>(key: Secret, secret: z.
       message: Message.optional(),
       ...({ [key]: secret.optional() } as Record<Secret, z.ZodOptional<z.ZodString>>),
     })
-    .refine(oneAnswer, ONE_ANSWER);
+    .refine(oneAnswer, ONE_ANSWER)
+    // The same rule in the JSON Schema and OpenAPI document, which a refinement does not reach.
+    .meta({ oneOf: [{ required: ['result'] }, { required: [key] }] });
 const oneAnswer = (value: { result?: unknown; secret?: unknown; sealed?: unknown }) =>
   [value.result, value.secret, value.sealed].filter((answer) => answer !== undefined).length === 1;
 const ONE_ANSWER = { message: 'a response carries exactly one of result or secret' };

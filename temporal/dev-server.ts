@@ -80,6 +80,12 @@ export interface DevServerOptions {
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** How long to wait for the frontend to answer. Default 60 s. */
   startTimeoutMs?: number;
+  /**
+   * Run it in a process group of its own, so that a terminal's Ctrl-C reaches only the process that
+   * started it, which can then stop its worker first and the server last (`npm start`). It still
+   * ends when that process exits, though not when it is killed outright. Default false.
+   */
+  ownProcessGroup?: boolean;
 }
 
 export interface DevServerExit {
@@ -238,7 +244,10 @@ async function launch(options: DevServerOptions, ip: string): Promise<TemporalDe
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
 
-  const child = spawn(options.executable, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.executable, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownProcessGroup ?? false,
+  });
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
   const exited = new Promise<DevServerExit>((resolve) => {

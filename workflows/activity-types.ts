@@ -18,6 +18,8 @@ export interface ModelTool {
 export interface ModelInput {
   messages: TranscriptMessage[];
   tools: ModelTool[];
+  /** The references the run's worker stored outputs under: only these are read back for the model. */
+  storedOutputs?: string[];
 }
 
 /**

@@ -23,6 +23,8 @@ import type { ModelTool } from './activity-types.js';
 import { ApprovalBook } from './approval-book.js';
 import { askHumanSpec } from './ask-human.js';
 import { SecretVault } from './secret-vault.js';
+import { RunTotals } from './run-totals.js';
+import { distinctCallIds } from './call-ids.js';
 import {
   approvalQuery,
   cancelSignal,
@@ -130,10 +132,15 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     if (live()) status = pausedBy ? 'paused' : book.pending().length > 0 ? 'waiting' : 'running';
   };
   const publish = () => visibility.publish(status, book.pending());
-  const book = new ApprovalBook({ runId, agent: agent.name, requester: input.requester, tools }, log, () => {
-    settleStatus();
-    publish();
-  });
+  const totals = new RunTotals(tools, continued?.totals);
+  const book = new ApprovalBook(
+    { runId, agent: agent.name, requester: input.requester, tools, totals },
+    log,
+    () => {
+      settleStatus();
+      publish();
+    },
+  );
   // Before any handler is set: a signal buffered for this execution is handled as soon as its
   // handler is, and must find the approvals, outcomes and nonces of the run it continues.
   if (continued) {
@@ -142,6 +149,8 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
   }
   const vault = new SecretVault();
   if (continued?.secrets) vault.restore(continued.secrets);
+  // The run's record of the outputs its worker stored: what makes a marker in its transcript one.
+  const storedOutputs: string[] = [...(continued?.storedOutputs ?? [])];
   const ctx: RunContext = {
     runId,
     agent,
@@ -150,6 +159,8 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     log,
     book,
     vault,
+    storedOutputs,
+    totals,
     nextAddedCallId: () => `added-${++addedCalls}`,
     paused: () => (pausedBy ? condition(() => pausedBy === undefined) : undefined),
   };
@@ -189,6 +200,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     events: log.events,
     ...(output !== undefined ? { output } : {}),
     startedAt,
+    storedOutputs,
   });
   setHandler(stateQuery, snapshot);
   setHandler(approvalQuery, (trackingId) => book.get(trackingId));
@@ -220,6 +232,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     const { historyLength, historySize } = workflowInfo();
     const count = (continued?.continued ?? 0) + 1;
     const secrets = vault.carry();
+    const counted = totals.carry();
     const carried: Continuation = {
       continued: count,
       startedAt,
@@ -232,6 +245,8 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
       corrections,
       ...(turn ? { turn } : {}),
       ...(secrets.length > 0 ? { secrets } : {}),
+      ...(storedOutputs.length > 0 ? { storedOutputs } : {}),
+      ...(counted.length > 0 ? { totals: counted } : {}),
     };
     const bytes = new TextEncoder().encode(JSON.stringify(carried)).length;
     if (bytes > MAX_CARRIED_BYTES) {
@@ -258,7 +273,11 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     return true;
   };
   const modelTools = toModelTools(agent.askHuman ? [...agent.tools, askHumanSpec(agent.tools)] : agent.tools);
-  setHandler(modelInputQuery, (length) => ({ messages: transcript.slice(0, length), tools: modelTools }));
+  setHandler(modelInputQuery, (length) => ({
+    messages: transcript.slice(0, length),
+    tools: modelTools,
+    storedOutputs,
+  }));
   const handOff: TurnHandOff = {
     // An execution that began in the middle of a turn goes on at least to the turn's end.
     wanted: () =>
@@ -298,13 +317,15 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
         type: 'model.responded',
         data: { turn: turns, toolCalls: reply.toolCalls.map((c) => c.function.name) },
       });
+      // Every call has an identity of its own in the run: its approvals, key and result are its own.
+      const toolCalls = distinctCallIds(reply.toolCalls, transcript);
       const assistant: AssistantMessage = {
         role: 'assistant',
         content: reply.content,
-        ...(reply.toolCalls.length > 0 ? { tool_calls: reply.toolCalls } : {}),
+        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
       };
       transcript.push(assistant);
-      if (reply.toolCalls.length === 0) {
+      if (toolCalls.length === 0) {
         const paused = ctx.paused();
         if (paused && patched(PAUSE_BEFORE_FINISH_PATCH)) {
           await paused;

@@ -20,7 +20,7 @@ import type {
   SecretRequest,
 } from '../protocol/index.js';
 import { diffJson } from './arg-diff.js';
-import type { ApprovalRecord, Describe } from './approval-record.js';
+import type { ApprovalRecord, DecisionContext, Describe } from './approval-record.js';
 import type { CarriedBook } from './continuation.js';
 import { checkDecision, type Accepted } from './check-decision.js';
 import type { RunLog } from './run-log.js';
@@ -64,6 +64,8 @@ export interface RunIdentity {
   agent: string;
   requester?: string;
   tools: ReadonlyMap<string, ToolSpec>;
+  /** What cumulative limits count, for judging edits. */
+  totals?: DecisionContext['totals'];
 }
 
 /**
@@ -241,6 +243,7 @@ export class ApprovalBook {
       requester: this.run.requester,
       usedNonces: this.usedNonces,
       tools: this.run.tools,
+      ...(this.run.totals ? { totals: this.run.totals } : {}),
       // Runs recorded before revisions took decisions without one; new runs never do.
       requireRevision: patched(REVISIONS_PATCH),
     });

@@ -6,6 +6,7 @@ import type {
   PlanStep,
   ToolSpec,
 } from '../protocol/index.js';
+import type { RunningTotals } from './run-totals.js';
 
 /** How a proposal is described to the approver, from its arguments or plan. */
 export type Describe = (proposal: { args: JsonObject; plan?: PlanStep[] }) => string;
@@ -33,4 +34,6 @@ export interface DecisionContext {
   tools: ReadonlyMap<string, ToolSpec>;
   /** Refuse a decision that names no revision. */
   requireRevision: boolean;
+  /** What the run counts toward cumulative limits; without it, each call is judged alone. */
+  totals?: { of(tool: string, except: Iterable<string>): RunningTotals };
 }

@@ -50,7 +50,7 @@ async function askForCredential(
   const spec = users[0]?.secrets?.find((secret) => secret.name === name);
   if (!spec)
     return `No tool of yours needs a secret named "${name}": ask for it as a plain question, or not at all.`;
-  const held = await askForSecret(ctx, spec, users[0]!, toolCallId, undefined, question);
+  const held = await askForSecret(ctx, spec, users[0]!, toolCallId, undefined, undefined, question);
   if (typeof held === 'string')
     return `The secret was not supplied: ${held}. Continue without it or tell the user.`;
   const tools = users.map((tool) => tool.name).join(', ');

@@ -12,7 +12,9 @@ import type {
 } from '../protocol/index.js';
 import { diffJson, topLevelField } from './arg-diff.js';
 import type { ApprovalRecord, DecisionContext } from './approval-record.js';
-import { evaluatePolicy, policyOf, requirementOf } from './evaluate-policy.js';
+import { evaluatePolicy, NO_TOTALS, policyOf, requirementOf, type CallTotals } from './evaluate-policy.js';
+import { mayAddToPlan } from '../protocol/plan-rules.js';
+import type { RunningTotals } from './run-totals.js';
 import { mergeRequirements } from '../protocol/requirements.js';
 import { validateAgainstSchema } from './validate-args.js';
 
@@ -115,7 +117,7 @@ export function checkDecision(
         : { ok: true, result: decision.result };
     }
     case 'edit':
-      if (view.kind === 'plan') return checkPlanEdit(record, decision.plan, context);
+      if (view.kind === 'plan') return checkPlanEdit(record, decision.plan, context, signal.approver.id);
       return checkArgsEdit(record, decision.args, context);
   }
 }
@@ -141,7 +143,7 @@ function checkArgsEdit(
   if (errors.length > 0) return invalid('the edited arguments are invalid', errors);
   const tool = context.tools.get(view.tool);
   if (!tool) return { ok: true, args, diff };
-  const judged = judgeEdit(tool, args, '');
+  const judged = judgeEdit(tool, args, '', context.totals?.of(tool.name, [view.toolCallId]));
   if (!judged.ok) return judged;
   const raised = judged.raised && stricterThan(record, judged.raised);
   return { ok: true, args, diff, ...(raised ? { raised } : {}) };
@@ -176,47 +178,84 @@ function lockedFields(editable: string[] | undefined, diff: ArgChange[], prefix:
  * The policy on edited arguments: an edit can never produce a call the policy would deny, nor one
  * that needs more or other approvers than the approval already asks for without asking for them.
  */
-function judgeEdit(tool: ToolSpec, args: JsonObject, where: string): { ok: true; raised?: Raised } | Refusal {
-  const decision = evaluatePolicy(tool, args);
+function judgeEdit(
+  tool: ToolSpec,
+  args: JsonObject,
+  where: string,
+  totals: CallTotals = NO_TOTALS,
+  proposer?: string,
+): { ok: true; raised?: Raised } | Refusal {
+  const decision = evaluatePolicy(tool, args, totals);
   if (decision.verdict === 'deny') {
     return refuse('policy_denied', `the policy refuses this edit${where}: ${decision.because} is denied`);
   }
   if (decision.verdict === 'auto') return { ok: true };
+  const requirement = requirementOf(decision);
+  // Whoever proposed a call signs it only where its policy lets a requester approve their own, and
+  // never where the policy locks fields: a reviewer who adds a step chose them all.
+  const policy = policyOf(tool);
+  const ownSignoff = policy.allowSelfApproval && policy.editableFields === undefined;
+  const notBy = proposer !== undefined && !ownSignoff ? { notBy: [proposer] } : {};
   return {
     ok: true,
     raised: {
-      requirements: [requirementOf(decision)],
+      requirements: [{ ...requirement, ...notBy, reason: `${requirement.reason}${where}` }],
       deadlineSeconds: decision.tier.deadlineSeconds,
       onTimeout: decision.tier.onTimeout,
     },
   };
 }
 
+/**
+ * A reworked plan. Proposed steps follow their own tool's edit rules, as single calls would. A step
+ * the reviewer adds is their own proposal: only of a tool whose policy allows edits (cutting a step
+ * and adding it back changed is an edit), and judged in full by that policy, its requester being the
+ * person who added it. Steps are judged in the plan's order, each on top of the run's totals and the
+ * steps before it, so splitting one call into many escapes no cumulative limit.
+ */
 function checkPlanEdit(
   record: ApprovalRecord,
   plan: PlanStep[] | undefined,
   context: DecisionContext,
+  reviewer: string,
 ): Refusal | Accepted {
   if (plan === undefined)
     return invalid('a plan edit must carry the new plan', [{ path: '/plan', message: 'required' }]);
   const proposed = new Map((record.original.plan ?? []).map((step) => [step.toolCallId, step]));
+  const addedBefore = (record.view.plan ?? []).filter((step) => step.toolCallId === undefined);
   const seen = new Set<string>();
   const errors: FieldError[] = [];
-  const tools: (ToolSpec | undefined)[] = plan.map((step, i) => {
+  const steps: PlanStep[] = [];
+  const tools: (ToolSpec | undefined)[] = plan.map((sent, i) => {
+    // Who added a step is the run's record, never the sender's word.
+    const step: PlanStep = {
+      tool: sent.tool,
+      args: sent.args,
+      ...(sent.toolCallId !== undefined ? { toolCallId: sent.toolCallId } : {}),
+    };
     const tool = context.tools.get(step.tool);
     if (!tool) {
       errors.push({ path: `/plan/${i}/tool`, message: `${step.tool} is not a tool of this agent` });
       return undefined;
     }
     errors.push(...validateAgainstSchema(tool.parameters, step.args, `/plan/${i}/args`));
-    if (step.toolCallId === undefined) return tool;
+    if (step.toolCallId === undefined) {
+      if (!mayAddToPlan(tool)) {
+        errors.push({
+          path: `/plan/${i}/tool`,
+          message: `${step.tool} calls may not be added to a plan: its policy allows no edit`,
+        });
+      }
+      steps.push({ ...step, addedBy: takeAdder(addedBefore, step) ?? reviewer });
+      return tool;
+    }
+    steps.push(step);
     const original = proposed.get(step.toolCallId);
     if (original?.tool !== step.tool) {
       errors.push({ path: `/plan/${i}/toolCallId`, message: 'does not name a proposed call of this tool' });
     } else if (seen.has(step.toolCallId)) {
       errors.push({ path: `/plan/${i}/toolCallId`, message: 'a proposed call may appear once' });
     } else {
-      // A proposed step follows its own tool's edit rules, as a single call would.
       const diff = diffJson(original.args, step.args);
       const policy = policyOf(tool);
       if (diff.length > 0 && !tool.safe && !policy.decisions.includes('edit')) {
@@ -229,10 +268,23 @@ function checkPlanEdit(
     return tool;
   });
   if (errors.length > 0) return invalid('the edited plan is invalid', errors);
-  // Every step, added ones included, is judged by its own tool's policy on its final arguments.
+  // The plan's own proposed calls are left out of the run's totals: the plan as edited replaces them.
+  const planIds = [...proposed.keys()].filter((id): id is string => id !== undefined);
+  const running = new Map<string, RunningTotals | undefined>();
   let raised: Raised = { requirements: [] };
-  for (const [i, step] of plan.entries()) {
-    const judged = judgeEdit(tools[i]!, step.args, ` (plan step ${i + 1}, ${step.tool})`);
+  for (const [i, step] of steps.entries()) {
+    const tool = tools[i]!;
+    if (!running.has(tool.name)) running.set(tool.name, context.totals?.of(tool.name, planIds));
+    const totals = running.get(tool.name);
+    const by = step.addedBy !== undefined ? `, added by ${step.addedBy}` : '';
+    const judged = judgeEdit(
+      tool,
+      step.args,
+      ` (plan step ${i + 1}, ${step.tool}${by})`,
+      totals,
+      step.addedBy,
+    );
+    running.set(tool.name, totals?.plus(step.args));
     if (!judged.ok) return judged;
     if (judged.raised) {
       raised = {
@@ -251,10 +303,22 @@ function checkPlanEdit(
   const stricter = stricterThan(record, raised);
   return {
     ok: true,
-    plan,
-    diff: diffJson(record.view.plan, plan),
+    plan: steps,
+    diff: diffJson(record.view.plan, steps),
     ...(stricter ? { raised: stricter } : {}),
   };
+}
+
+/**
+ * Who added a step that was already in the plan unchanged (a later edit keeps it): the first
+ * remaining step of the same tool and arguments; undefined for a step new in this edit.
+ */
+function takeAdder(addedBefore: PlanStep[], step: PlanStep): string | undefined {
+  const i = addedBefore.findIndex(
+    (before) => before.tool === step.tool && JSON.stringify(before.args) === JSON.stringify(step.args),
+  );
+  if (i < 0) return undefined;
+  return addedBefore.splice(i, 1)[0]!.addedBy;
 }
 
 function refuse(code: RefusalCode, reason: string): Refusal {

@@ -11,6 +11,7 @@ import type {
   TranscriptMessage,
 } from '../protocol/index.js';
 import type { HeldSecret } from './secret-vault.js';
+import type { CountedCall } from './run-totals.js';
 
 /** A settled approval as the next run in the chain keeps it: its view, and what its final diff needs. */
 export interface CarriedApproval {
@@ -60,4 +61,8 @@ export interface Continuation {
   turn?: CarriedTurn;
   /** Secrets the run holds, still sealed. */
   secrets?: HeldSecret[];
+  /** The references its worker stored outputs under (`RunState.storedOutputs`). */
+  storedOutputs?: string[];
+  /** The calls cumulative limits count, when a tool of the agent has such a limit. */
+  totals?: CountedCall[];
 }

@@ -33,15 +33,36 @@ export type PolicyDecision =
   | { verdict: 'deny'; because: string }
   | { verdict: 'approve'; because: string; tier: ResolvedTier };
 
-/** Decides one proposed (or edited) call: run it, ask a human, or refuse. Pure and deterministic. */
-export function evaluatePolicy(tool: ToolSpec, args: JsonObject): PolicyDecision {
+/**
+ * What the run already counts of one tool's calls, the call being judged left out: what cumulative
+ * limits (`runTotal`, `runCount`) add this call to.
+ */
+export interface CallTotals {
+  /** The total of a numeric argument (a dotted path) over the counted calls. */
+  sum(path: string): number;
+  count(): number;
+}
+
+/** No call counted yet: the call being judged is the run's first. */
+export const NO_TOTALS: CallTotals = { sum: () => 0, count: () => 0 };
+
+/**
+ * Decides one proposed (or edited) call: run it, ask a human, or refuse. Pure and deterministic:
+ * `totals` is what the run counts of the tool's other calls, for cumulative limits.
+ */
+export function evaluatePolicy(
+  tool: ToolSpec,
+  args: JsonObject,
+  totals: CallTotals = NO_TOTALS,
+): PolicyDecision {
   if (tool.safe) return { verdict: 'auto', because: `${tool.name} is marked safe` };
   const policy = policyOf(tool);
   const path: string[] = [];
   let rule: PolicyRule = policy.when;
   while (typeof rule === 'object' && 'if' in rule) {
-    const holds = evaluateCondition(rule.if, args);
-    path.push(holds ? describeCondition(rule.if) : `not (${describeCondition(rule.if)})`);
+    const holds = evaluateCondition(rule.if, args, totals);
+    const described = describeCondition(rule.if, { args, totals });
+    path.push(holds ? described : `not (${described})`);
     rule = holds ? rule.then : rule.else;
   }
   const because = `${tool.name}: ${path.length > 0 ? path.join(' and ') : 'its policy'}`;
@@ -61,8 +82,8 @@ export function evaluatePolicy(tool: ToolSpec, args: JsonObject): PolicyDecision
 }
 
 /** The verdict alone. */
-export function verdictOf(tool: ToolSpec, args: JsonObject): Verdict {
-  return evaluatePolicy(tool, args).verdict;
+export function verdictOf(tool: ToolSpec, args: JsonObject, totals: CallTotals = NO_TOTALS): Verdict {
+  return evaluatePolicy(tool, args, totals).verdict;
 }
 
 /** The requirement a tier puts on an approval. */
@@ -75,32 +96,67 @@ export function requirementOf(decision: Extract<PolicyDecision, { verdict: 'appr
   };
 }
 
-const OPS: Record<Exclude<Condition, { all: unknown } | { any: unknown } | { not: unknown }>['op'], string> =
-  {
-    gt: '>',
-    gte: '>=',
-    lt: '<',
-    lte: '<=',
-    eq: '=',
-    ne: '!=',
-    in: 'in',
-    matches: 'matches',
-    exists: 'is set',
-  };
+const OPS: Record<Extract<Condition, { op: unknown }>['op'], string> = {
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
+  eq: '=',
+  ne: '!=',
+  in: 'in',
+  matches: 'matches',
+  exists: 'is set',
+};
 
-/** A condition as a person reads it: `amount > 1000`, `env in ["prod","staging"]`. */
-export function describeCondition(condition: Condition): string {
-  if ('all' in condition) return condition.all.map(describeCondition).join(' and ');
-  if ('any' in condition) return `(${condition.any.map(describeCondition).join(' or ')})`;
-  if ('not' in condition) return `not (${describeCondition(condition.not)})`;
+/**
+ * A condition as a person reads it: `amount > 1000`, `env in ["prod","staging"]`. Given the call,
+ * a cumulative limit says where this call brings the run: `the run's total of amount (4900 with
+ * this call) > 1000`.
+ */
+export function describeCondition(
+  condition: Condition,
+  judged?: { args: JsonObject; totals: CallTotals },
+): string {
+  const describe = (c: Condition) => describeCondition(c, judged);
+  if ('all' in condition) return condition.all.map(describe).join(' and ');
+  if ('any' in condition) return `(${condition.any.map(describe).join(' or ')})`;
+  if ('not' in condition) return `not (${describe(condition.not)})`;
+  if ('runTotal' in condition || 'runCount' in condition) {
+    const what =
+      'runTotal' in condition ? `the run's total of ${condition.runTotal}` : "the run's count of calls";
+    const now = judged ? ` (${runValue(condition, judged.args, judged.totals)} with this call)` : '';
+    return `${what}${now} ${OPS[condition.op]} ${condition.value}`;
+  }
   if (condition.op === 'exists') return `${condition.arg} is set`;
   return `${condition.arg} ${OPS[condition.op]} ${JSON.stringify(condition.value)}`;
 }
 
-export function evaluateCondition(condition: Condition, args: JsonObject): boolean {
-  if ('all' in condition) return condition.all.every((c) => evaluateCondition(c, args));
-  if ('any' in condition) return condition.any.some((c) => evaluateCondition(c, args));
-  if ('not' in condition) return !evaluateCondition(condition.not, args);
+/** Where this call brings a running total or count: the run's other counted calls, and this one. */
+function runValue(
+  condition: Extract<Condition, { runTotal: string } | { runCount: true }>,
+  args: JsonObject,
+  totals: CallTotals,
+): number {
+  if ('runCount' in condition) return totals.count() + 1;
+  return totals.sum(condition.runTotal) + numberAt(args, condition.runTotal);
+}
+
+/** A call's numeric argument at `path`, for running totals: anything else adds nothing. */
+export function numberAt(args: JsonObject, path: string): number {
+  const value = lookup(args, path);
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+export function evaluateCondition(
+  condition: Condition,
+  args: JsonObject,
+  totals: CallTotals = NO_TOTALS,
+): boolean {
+  if ('all' in condition) return condition.all.every((c) => evaluateCondition(c, args, totals));
+  if ('any' in condition) return condition.any.some((c) => evaluateCondition(c, args, totals));
+  if ('not' in condition) return !evaluateCondition(condition.not, args, totals);
+  if ('runTotal' in condition || 'runCount' in condition)
+    return compare(runValue(condition, args, totals), condition.value, condition.op);
   const actual = lookup(args, condition.arg);
   const expected = condition.value;
   switch (condition.op) {
@@ -163,4 +219,29 @@ function safeRegExp(pattern: string): RegExp | null {
 
 function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * The arguments a tool's policy keeps running totals of, and whether it counts calls: what the run
+ * must remember of each call of it. Undefined for a tool whose policy has no cumulative limit.
+ */
+export function runTotalsOf(tool: ToolSpec): { paths: string[]; counts: boolean } | undefined {
+  if (tool.safe) return undefined;
+  const paths = new Set<string>();
+  let counts = false;
+  const visitCondition = (c: Condition): void => {
+    if ('all' in c) c.all.forEach(visitCondition);
+    else if ('any' in c) c.any.forEach(visitCondition);
+    else if ('not' in c) visitCondition(c.not);
+    else if ('runTotal' in c) paths.add(c.runTotal);
+    else if ('runCount' in c) counts = true;
+  };
+  const visitRule = (rule: PolicyRule): void => {
+    if (typeof rule !== 'object' || !('if' in rule)) return;
+    visitCondition(rule.if);
+    visitRule(rule.then);
+    visitRule(rule.else);
+  };
+  visitRule(policyOf(tool).when);
+  return paths.size > 0 || counts ? { paths: [...paths], counts } : undefined;
 }

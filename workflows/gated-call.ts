@@ -33,6 +33,9 @@ export async function gatedCall(
     onTimeout: tier.onTimeout,
   });
   const outcome = view.outcome;
+  if (view.status === 'edited' && outcome?.args) ctx.totals.count(toolCallId, tool, outcome.args);
+  if (view.status !== 'approved' && view.status !== 'edited' && view.status !== 'responded')
+    ctx.totals.drop(toolCallId);
   switch (view.status) {
     case 'approved':
     case 'edited':

@@ -41,5 +41,11 @@ export function parseCall(ctx: RunContext, call: ToolCall): ParsedCall {
   if (!tool) return { kind: 'invalid', call, message: unknownToolMessage(name) };
   const errors = validateAgainstSchema(tool.parameters, object);
   if (errors.length > 0) return { kind: 'invalid', call, message: invalidArgsMessage(name, errors) };
-  return { kind: 'tool', call, tool, args: object, policy: evaluatePolicy(tool, object) };
+  return {
+    kind: 'tool',
+    call,
+    tool,
+    args: object,
+    policy: evaluatePolicy(tool, object, ctx.totals.of(tool.name, [call.id])),
+  };
 }

@@ -63,6 +63,7 @@ export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promis
   const result: PlanResult = { messages: [], addedCalls: [] };
   if (view.status !== 'approved' && view.status !== 'edited') {
     for (const item of items) {
+      ctx.totals.drop(item.call.id);
       const content =
         view.status === 'rejected'
           ? planRejectedMessage(item.tool.name, outcome?.by ?? [], outcome?.message)
@@ -74,11 +75,17 @@ export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promis
 
   const approvedBy = outcome?.by ?? [];
   const finalPlan = outcome?.plan ?? plan;
+  const kept = new Set(finalPlan.map((step) => step.toolCallId));
+  // The plan as approved is what counts toward the run's totals: cut steps no longer do, added ones
+  // do from now on, under ids of their own.
+  for (const item of items) if (!kept.has(item.call.id)) ctx.totals.drop(item.call.id);
+  const ids = finalPlan.map((step) => step.toolCallId ?? ctx.nextAddedCallId());
+  finalPlan.forEach((step, i) => ctx.totals.count(ids[i]!, ctx.tools.get(step.tool)!, step.args));
   // Steps run one after another: a reordered plan is an order.
-  for (const step of finalPlan) {
+  for (const [i, step] of finalPlan.entries()) {
     const tool = ctx.tools.get(step.tool)!;
     const added = step.toolCallId === undefined;
-    const toolCallId = step.toolCallId ?? ctx.nextAddedCallId();
+    const toolCallId = ids[i]!;
     if (added) {
       result.addedCalls.push({
         id: toolCallId,
@@ -86,14 +93,15 @@ export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promis
         function: { name: step.tool, arguments: JSON.stringify(step.args) },
       });
     }
-    // A human approving a plan does not override a policy that refuses a call outright.
-    const content =
-      verdictOf(tool, step.args) === 'deny'
-        ? deniedCall(ctx, tool, toolCallId)
-        : await runCall(ctx, tool, toolCallId, step.args, { trackingId: view.trackingId, approvedBy });
+    // A human approving a plan does not override a policy that refuses a call outright; a step is
+    // judged on the run's totals with the steps before it, as the plan's edit was.
+    const denied = verdictOf(tool, step.args, ctx.totals.of(step.tool, ids.slice(i))) === 'deny';
+    if (denied) ctx.totals.drop(toolCallId);
+    const content = denied
+      ? deniedCall(ctx, tool, toolCallId)
+      : await runCall(ctx, tool, toolCallId, step.args, { trackingId: view.trackingId, approvedBy });
     result.messages.push({ toolCallId, content: added ? addedStepMessage(content) : content });
   }
-  const kept = new Set(finalPlan.map((step) => step.toolCallId));
   for (const item of items) {
     if (!kept.has(item.call.id)) {
       result.messages.push({

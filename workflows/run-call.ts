@@ -6,6 +6,7 @@ import type { RunContext } from './run-context.js';
 import { secretsForCall } from './supply-secrets.js';
 import { attemptTool, type CallOutcome } from './tool-attempts.js';
 import { failedMessage, resultMessage, resultWithheldMessage } from './tool-messages.js';
+import { markerShaped } from '../protocol/stored-output.js';
 
 /** The patch that made a result review wait for the policy's quorum (it asked one approver before). */
 export const RESULT_QUORUM_PATCH = 'countersign-result-review-quorum';
@@ -30,7 +31,7 @@ export async function runCall(
   const paused = ctx.paused();
   if (paused) await paused;
   const supplied = tool.secrets?.length
-    ? await secretsForCall(ctx, tool, toolCallId, authority.trackingId)
+    ? await secretsForCall(ctx, tool, toolCallId, args, authority.trackingId)
     : { ok: true as const, secrets: [] };
   const ran: CallOutcome = !supplied.ok
     ? supplied
@@ -69,7 +70,7 @@ export async function runCall(
   if (reportedBy) return resultMessage(result);
 
   const policy = policyOf(tool);
-  if (tool.safe || !policy.reviewResult) return resultMessage(result);
+  if (tool.safe || !policy.reviewResult) return toolResultMessage(ctx, result);
   // The output is held for the policy's quorum, as its call would be. Runs that reached a review
   // before this asked one approver whatever the quorum; only a quorum above one needs the patch.
   const quorum = policy.requiredApprovals > 1 && patched(RESULT_QUORUM_PATCH) ? policy.requiredApprovals : 1;
@@ -94,13 +95,23 @@ export async function runCall(
   const outcome = review.outcome;
   switch (review.status) {
     case 'approved':
-      return resultMessage(result);
+      return toolResultMessage(ctx, result);
     case 'edited':
     case 'responded':
       return resultMessage(outcome?.result ?? result);
     default:
       return resultWithheldMessage(tool.name, outcome?.by ?? [], outcome?.message);
   }
+}
+
+/**
+ * The message of the tool's own result. A reference the worker returned for an output it stored is
+ * recorded as the run's: a person's result (reported, edited, answered) never is, whatever its shape.
+ */
+function toolResultMessage(ctx: RunContext, result: JsonValue): string {
+  const stored = markerShaped(result);
+  if (stored && !ctx.storedOutputs.includes(stored.ref)) ctx.storedOutputs.push(stored.ref);
+  return resultMessage(result);
 }
 
 function isObject(value: JsonValue): value is JsonObject {

@@ -1,6 +1,7 @@
 import type { AgentSpec, ToolSpec } from '../protocol/index.js';
 import type { ApprovalBook } from './approval-book.js';
 import type { RunLog } from './run-log.js';
+import type { RunTotals } from './run-totals.js';
 import type { SecretVault } from './secret-vault.js';
 
 /** What the parts of one run share. */
@@ -14,6 +15,10 @@ export interface RunContext {
   book: ApprovalBook;
   /** Secrets people supplied, sealed, until the calls that need them have run. */
   vault: SecretVault;
+  /** The references the run's worker stored outputs under: the only stored outputs the run has. */
+  storedOutputs: string[];
+  /** The calls cumulative limits count. */
+  totals: RunTotals;
   /** Tool call ids for steps a human added to a plan: unique in the run. */
   nextAddedCallId(): string;
   /**

@@ -43,14 +43,21 @@ export async function runTurn(
   carried: CarriedTurn | undefined,
   next: TurnHandOff,
 ): Promise<TurnResult> {
-  const parsed = calls.map((call) => parseCall(ctx, call));
+  const answers = new Map((carried?.answers ?? []).map((a) => [a.toolCallId, a.content]));
+  // One after another: a call counts toward the run's totals before the next is judged. A call
+  // answered before the run continued as new counts already, or was refused.
+  const parsed = calls.map((call) => {
+    const item = parseCall(ctx, call);
+    if (item.kind === 'tool' && item.policy.verdict !== 'deny' && !answers.has(call.id))
+      ctx.totals.count(call.id, item.tool, item.args);
+    return item;
+  });
   const toolItems = parsed.filter(
     (item): item is Extract<ParsedCall, { kind: 'tool' }> => item.kind === 'tool',
   );
   const planned = ctx.agent.planReview && toolItems.some((item) => item.policy.verdict === 'approve');
   const handled = planned ? parsed.filter((item) => item.kind !== 'tool') : parsed;
 
-  const answers = new Map((carried?.answers ?? []).map((a) => [a.toolCallId, a.content]));
   let addedCalls = carried?.addedCalls ?? [];
   const open = new Set<Open>();
   const branches: Promise<void>[] = [];

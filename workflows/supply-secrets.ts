@@ -1,4 +1,5 @@
-import type { Requirement, SecretSpec, ToolSpec } from '../protocol/index.js';
+import type { JsonObject, Requirement, SecretSpec, ToolSpec } from '../protocol/index.js';
+import { callDeciders } from './call-deciders.js';
 import { awaitHumanDecision } from './approval-gate.js';
 import { policyOf } from './evaluate-policy.js';
 import type { RunContext } from './run-context.js';
@@ -9,17 +10,19 @@ export type SuppliedSecrets = { ok: true; secrets: HeldSecret[] } | { ok: false;
 
 /**
  * Gathers the secrets a tool declares for one call: those the run holds, and the rest asked of a
- * person its approvers name (the call's approval's, or the policy's for a call that needed none).
+ * person among those who decide the call (`callDeciders`).
  */
 export async function secretsForCall(
   ctx: RunContext,
   tool: ToolSpec,
   toolCallId: string,
+  args: JsonObject,
   trackingId: string | undefined,
 ): Promise<SuppliedSecrets> {
   const secrets: HeldSecret[] = [];
   for (const spec of tool.secrets ?? []) {
-    const held = ctx.vault.get(spec.name) ?? (await askForSecret(ctx, spec, tool, toolCallId, trackingId));
+    const held =
+      ctx.vault.get(spec.name) ?? (await askForSecret(ctx, spec, tool, toolCallId, args, trackingId));
     if (typeof held === 'string') {
       // The call goes without: what was supplied for it alone goes with it.
       ctx.vault.used(secrets);
@@ -39,15 +42,17 @@ export async function askForSecret(
   spec: SecretSpec,
   tool: ToolSpec,
   toolCallId: string,
+  args: JsonObject | undefined,
   trackingId: string | undefined,
   question?: string,
 ): Promise<HeldSecret | string> {
   const policy = policyOf(tool);
-  const approval = trackingId ? ctx.book.get(trackingId) : null;
-  const requirements: Requirement[] = (
-    approval?.requirements ?? [{ roles: policy.approvers, count: 1, reason: '' }]
-  ).map((requirement) => ({
-    ...requirement,
+  // Any one of those who decide the call (asked for its question, the policy's approvers) supplies it.
+  const deciders = args
+    ? callDeciders(ctx, tool, toolCallId, args, trackingId).requirements
+    : [{ roles: policy.approvers }];
+  const requirements: Requirement[] = deciders.map(({ roles }) => ({
+    roles,
     count: 1,
     reason: `${tool.name} needs ${spec.label}`,
   }));
@@ -55,7 +60,8 @@ export async function askForSecret(
     kind: 'secret',
     tool: tool.name,
     toolCallId,
-    args: {},
+    // What the secret unlocks: the call it is for (none when the model asked for it by name).
+    args: args ?? {},
     secret: { name: spec.name, label: spec.label },
     ...(question ? { question } : {}),
     description: question ?? `${tool.name} needs ${spec.label}`,

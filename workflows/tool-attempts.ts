@@ -7,12 +7,13 @@ import {
   sleep,
   TimeoutFailure,
 } from '@temporalio/workflow';
-import type { JsonValue, Requirement, ToolSpec, UnknownAttempt } from '../protocol/index.js';
+import type { JsonValue, ToolSpec, UnknownAttempt } from '../protocol/index.js';
 import { OUTCOME_UNKNOWN_FAILURE, type CountersignActivities, type ToolRunInput } from './activity-types.js';
 import { runTool, TOOL_ATTEMPT, toolRetry } from './activities.js';
 import { awaitHumanDecision } from './approval-gate.js';
 import { describeCall, failureMessage } from './describe.js';
 import { policyOf } from './evaluate-policy.js';
+import { callDeciders } from './call-deciders.js';
 import type { RunContext } from './run-context.js';
 
 /**
@@ -135,11 +136,13 @@ async function askWhatHappened(
     data: { toolCallId: input.toolCallId, ...attempt },
   });
   const policy = policyOf(tool);
-  // Those the call's approval named decide; a call that ran without one goes to its policy's approvers.
-  const approval = input.trackingId ? ctx.book.get(input.trackingId) : null;
-  const requirements: Requirement[] = approval?.requirements ?? [
-    { roles: policy.approvers, count: 1, reason: `${tool.name} ran without an approval` },
-  ];
+  const { requirements, allowSelfApproval } = callDeciders(
+    ctx,
+    tool,
+    input.toolCallId,
+    input.args,
+    input.trackingId,
+  );
   const view = await awaitHumanDecision(ctx.book, {
     kind: 'outcome',
     tool: tool.name,
@@ -151,7 +154,7 @@ async function askWhatHappened(
     ...(tool.resultSchema ? { resultSchema: tool.resultSchema } : {}),
     allowedDecisions: ['respond', 'approve', 'reject'],
     requirements,
-    allowSelfApproval: approval?.allowSelfApproval ?? policy.allowSelfApproval,
+    allowSelfApproval,
     deadlineSeconds: policy.deadlineSeconds,
     // Silence is not consent: no answer by the deadline means the call failed.
     onTimeout: { action: 'reject' },

@@ -1,12 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Router, type Response } from 'express';
-import {
-  Channel,
-  Decision,
-  parseTrackingId,
-  type ApprovalView,
-  type DecisionOutcome,
-} from '../../protocol/index.js';
+import { Channel, Decision, parseTrackingId, type DecisionOutcome } from '../../protocol/index.js';
 import { accessRule } from '../access.js';
 import { approverOf } from '../auth.js';
 import type { ApiOptions } from '../context.js';
@@ -24,6 +18,7 @@ import {
 } from '../schemas.js';
 import { listPage, listQuery, type RunPage } from '../run-lists.js';
 import { readApproval, readState } from '../run-reads.js';
+import { withinWorkerWait } from '../worker-wait.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
@@ -43,7 +38,18 @@ export function requestIdFor(approverId: string, key: string | undefined): strin
  */
 export function revisionOf(header: string | undefined): number | undefined {
   const match = /^\s*"([1-9][0-9]{0,8})"\s*$/.exec(header ?? '');
-  return match ? Number(match[1]) : undefined;
+  if (match) return Number(match[1]);
+  // A bare number is what people type from the revision they read: say how to send it.
+  const bare = /^\s*([1-9][0-9]{0,8})\s*$/.exec(header ?? '');
+  if (bare)
+    throw new HttpError(
+      400,
+      `If-Match takes the ETag as the approval gives it, quoted: If-Match: "${bare[1]}"`,
+      {
+        code: 'invalid_request',
+      },
+    );
+  return undefined;
 }
 
 const outcomeLocation = (trackingId: string, requestId: string) =>
@@ -113,12 +119,14 @@ export function approvalsRouter(options: ApiOptions): Router {
         query.pageToken,
         options.signingSecret,
       );
+      // Each read waits for its run's worker a bounded time; a run nobody answers for shows the
+      // pending approvals of its memo.
       const states = await Promise.all(
-        page.runs.map((run) => readState(client, run.summary.runId).catch(() => null)),
+        page.runs.map((run) => readState(client, run.summary.runId, options.workerWaitMs).catch(() => null)),
       );
-      approvals = states
-        .flatMap((state) => state?.approvals ?? [])
-        .filter((a: ApprovalView) => query.status === 'all' || DECIDED.has(a.status));
+      approvals = page.runs
+        .flatMap((run, i): ApprovalSummary[] => states[i]?.approvals ?? run.pending)
+        .filter((a) => query.status === 'all' || DECIDED.has(a.status));
     }
     const next = page.nextPageToken ? { nextPageToken: page.nextPageToken } : {};
     res.json({ approvals: approvals.filter(matches), ...next } satisfies ApprovalList);
@@ -129,9 +137,13 @@ export function approvalsRouter(options: ApiOptions): Router {
     const parsed = parseTrackingId(trackingId);
     if (!parsed) throw unknownApproval(trackingId);
     await mayRead(res, parsed.runId, trackingId);
-    const approval = await readApproval(client, parsed.runId, trackingId);
+    // Its schema and decisions come from the workflow alone: a worker that does not answer within
+    // the bound is a 503 worker_not_answering with Retry-After (the inbox lists it from the memo).
+    const approval = await readApproval(client, parsed.runId, trackingId, options.workerWaitMs);
     if (!approval) throw unknownApproval(trackingId);
-    const events = await getRunEvents(client, parsed.runId, 0);
+    const events = await withinWorkerWait(client, parsed.runId, options.workerWaitMs, () =>
+      getRunEvents(client, parsed.runId, 0),
+    );
     const decisions = events.filter((e) => e.trackingId === trackingId && e.type !== 'approval.requested');
     // The revision is the entity tag a decision names in If-Match. It does not change when someone
     // signs, so it must not serve a conditional GET: never stored, never answered with a 304.

@@ -7,7 +7,8 @@ import { inboxUrl } from '../../notify/notifier.js';
 import type { ApiOptions } from '../context.js';
 import { decide, refusal } from '../decide.js';
 import { HttpError } from '../errors.js';
-import { confirmPage, decidedPage, messagePage, secretLinkPage } from '../link-pages.js';
+import { confirmPage, decidedPage, messagePage, secretLinkPage, settledPage } from '../link-pages.js';
+import { LOCAL_TIME_SCRIPT_SOURCE } from '../page-time.js';
 import { readApproval } from '../run-reads.js';
 import { getRunEvents } from '../../client/index.js';
 
@@ -32,11 +33,16 @@ export function linksRouter(options: ApiOptions): Router {
       'Referrer-Policy': 'no-referrer',
       'Cache-Control': 'no-store',
       'X-Robots-Tag': 'noindex',
-      'Content-Security-Policy':
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; script-src ${LOCAL_TIME_SCRIPT_SOURCE}; form-action 'self'; frame-ancestors 'none'`,
     });
     next();
   });
+
+  /** The page of an approval already decided: by whom, through which channel, when. */
+  async function showSettled(res: Response, approval: ApprovalView): Promise<void> {
+    const events = await getRunEvents(options.client, approval.runId, 0).catch(() => []);
+    show(res, 409, settledPage(approval, events, inbox(approval.trackingId)));
+  }
 
   /** The link's claims and its approver, or a page saying why the link is refused. */
   async function check(
@@ -95,17 +101,7 @@ export function linksRouter(options: ApiOptions): Router {
     if (!approval) return show(res, 404, messagePage('Approval not found', 'Nothing was changed.', inbox()));
     // A secret has no decision links, whatever this one says: the inbox or the CLI supplies it.
     if (approval.kind === 'secret') return show(res, 403, secretLinkPage(approval, inbox(claims.trackingId)));
-    if (approval.status !== 'pending') {
-      return show(
-        res,
-        409,
-        messagePage(
-          `Already ${approval.status}`,
-          'This approval has already been settled. Nothing was changed.',
-          inbox(claims.trackingId),
-        ),
-      );
-    }
+    if (approval.status !== 'pending') return showSettled(res, approval);
     if (claims.revision !== approval.revision) {
       // The email showed another proposal: say what changed, and offer nothing that acts on it.
       const events = await getRunEvents(options.client, parsed!.runId, 0).catch(() => []);
@@ -180,8 +176,15 @@ export function linksRouter(options: ApiOptions): Router {
       show(res, 200, decidedPage(approval?.kind, claims.action, outcome, inbox(claims.trackingId)));
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
-      const secret = err.details.extra?.secretApproval as ApprovalView | undefined;
+      const secret = err.details.secretApproval;
       if (secret) return show(res, err.status, secretLinkPage(secret, inbox(claims.trackingId)));
+      if (err.details.code === 'already_settled') {
+        const parsed = parseTrackingId(claims.trackingId);
+        const settled = parsed
+          ? await readApproval(options.client, parsed.runId, claims.trackingId).catch(() => null)
+          : null;
+        if (settled && settled.status !== 'pending') return showSettled(res, settled);
+      }
       const title =
         err.details.code === 'link_used' ? 'This link has already been used' : 'Nothing was changed';
       show(res, err.status, messagePage(title, err.message, inbox(claims.trackingId)));

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import { storedOutputIn } from '../../activities/content-store.js';
-import type { TranscriptMessage } from '../../protocol/index.js';
+import type { RunState } from '../../protocol/index.js';
+import { storedOutputOf } from '../../protocol/stored-output.js';
 import { accessRule } from '../access.js';
 import { approverOf } from '../auth.js';
 import type { ApiOptions } from '../context.js';
@@ -8,18 +8,17 @@ import { HttpError, parse } from '../errors.js';
 import { readState } from '../run-reads.js';
 import { OutputRef } from '../schemas.js';
 
-/** Whether a tool message of the transcript stands for the output stored under `ref`. */
-function names(transcript: readonly TranscriptMessage[], ref: string): boolean {
-  // Tool messages only, as the model call reads them back: a user's or the model's own words that
-  // look like a marker name nothing.
-  return transcript.some((m) => m.role === 'tool' && storedOutputIn(m.content)?.ref === ref);
+/** Whether a message of the run stands for the output its worker stored under `ref`, as the model read it. */
+function names({ transcript, storedOutputs }: RunState, ref: string): boolean {
+  return transcript.some((m) => storedOutputOf(m, storedOutputs)?.ref === ref);
 }
 
 /**
  * `GET /api/runs/:runId/outputs/:ref`: the text of a tool output the workers kept in the content
  * store, as text/plain. Whoever may read the run may read it, and only under a reference the run's
- * own transcript holds: a store serves every run, so a reader of one run must not reach another's
- * outputs by naming its reference.
+ * own worker wrote: a store serves every run, so a reader of one run must not reach another's
+ * outputs by naming its reference, nor by getting it written into this run (a tool's output, a
+ * person's answer).
  */
 export function runOutputRoute(options: ApiOptions) {
   const access = accessRule(options);
@@ -35,8 +34,7 @@ export function runOutputRoute(options: ApiOptions) {
       );
     }
     await access.readable(options.client, approverOf(res), runId);
-    const { transcript } = await readState(options.client, runId);
-    if (!names(transcript, ref))
+    if (!names(await readState(options.client, runId), ref))
       throw new HttpError(404, `run ${runId} has no stored output ${ref}`, { code: 'not_found' });
     let text: string;
     try {

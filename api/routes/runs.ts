@@ -20,6 +20,9 @@ import { runEventStream } from '../sse.js';
 import { runStatusClause } from '../run-status.js';
 import { listPage, listQuery } from '../run-lists.js';
 import { readState } from '../run-reads.js';
+import { runWithoutWorker } from '../run-without-worker.js';
+import { memoUnreadable } from '../memo-less-describe.js';
+import { isWorkerNotAnswering } from '../worker-wait.js';
 import { runOutputRoute } from './run-outputs.js';
 
 export function runsRouter(options: ApiOptions): Router {
@@ -30,9 +33,10 @@ export function runsRouter(options: ApiOptions): Router {
   router.post('/', async (req, res) => {
     const body = parse(StartRunRequest, req.body);
     const agent = options.agents.find((a) => a.name === body.agent);
+    // A well-formed name this API runs no agent under: no schema can say which names it runs.
     if (!agent) {
-      throw new HttpError(400, `no agent ${body.agent}`, {
-        code: 'invalid_request',
+      throw new HttpError(422, `no agent ${body.agent}`, {
+        code: 'unknown_agent',
         fields: [
           {
             path: '/agent',
@@ -79,9 +83,21 @@ export function runsRouter(options: ApiOptions): Router {
   });
 
   router.get('/:runId', async (req, res) => {
-    await access.readable(client, approverOf(res), req.params.runId);
-    const state = await readState(client, req.params.runId);
-    res.json({ ...state, audit: state.events.filter((e) => AUDIT_EVENTS.has(e.type)) } satisfies RunDetail);
+    const description = await access.readable(client, approverOf(res), req.params.runId);
+    const detail: RunDetail = await readState(client, req.params.runId, options.workerWaitMs).then(
+      (state) => ({ ...state, audit: state.events.filter((e) => AUDIT_EVENTS.has(e.type)) }),
+      // No worker answers for it (gone, or stuck): say what Temporal holds, within the bound.
+      (err: unknown) => {
+        if (isWorkerNotAnswering(err)) return runWithoutWorker(client, options.namespace, description);
+        // Its payloads are encrypted under a key this API does not hold: what Temporal shows of it.
+        if (memoUnreadable(description))
+          return runWithoutWorker(client, options.namespace, description, {
+            unreadable: { reason: 'payload_undecodable' },
+          });
+        throw err;
+      },
+    );
+    res.json(detail);
   });
 
   // Whoever may read a run may cancel it; the run records who did, and through which channel.
@@ -109,8 +125,8 @@ export function runsRouter(options: ApiOptions): Router {
     const channel = channelOf(req);
     const body = parse(RunControlBody, req.body ?? {});
     const description = await access.readable(client, caller, runId);
-    if (description.status.name !== 'RUNNING')
-      throw new HttpError(409, `run ${runId} has already ended`, { code: 'run_closed' });
+    const closed = () => new HttpError(409, `run ${runId} has already ended`, { code: 'run_closed' });
+    if (description.status.name !== 'RUNNING') throw closed();
     // The run's own status, from its mutable state (not a list): exact once it took the last signal.
     const paused = description.typedSearchAttributes.get(searchAttributeKeys.status) === 'paused';
     if (action === 'pause' && paused)
@@ -118,7 +134,10 @@ export function runsRouter(options: ApiOptions): Router {
     if (action === 'resume' && !paused)
       throw new HttpError(409, `run ${runId} is not paused`, { code: 'not_paused' });
     const request = { actor: caller.id, channel, ...body };
-    await (action === 'pause' ? pauseRun : resumeRun)(client, runId, request);
+    await (action === 'pause' ? pauseRun : resumeRun)(client, runId, request).catch((err: unknown) => {
+      // It ended between the look and the signal.
+      throw err instanceof WorkflowNotFoundError ? closed() : err;
+    });
     res.status(202).json({
       runId: runId,
       status: action === 'pause' ? 'pausing' : 'resuming',

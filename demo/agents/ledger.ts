@@ -1,9 +1,12 @@
 import type Database from 'better-sqlite3';
 import { openDemoDatabase } from './sqlite.js';
 
-/** Accounts every fresh ledger starts with; the walkthrough's transfer uses the first two. */
+/**
+ * Accounts every fresh ledger starts with; the walkthrough's transfer uses the first two. The first
+ * holds enough for the walkthrough repeated hundreds of times, and for a large-transfer tier or two.
+ */
 export const SEED_ACCOUNTS = [
-  { number: '4242424242424242', owner: 'Ada Lovelace', cents: 1_200_000 },
+  { number: '4242424242424242', owner: 'Ada Lovelace', cents: 100_000_000 },
   { number: '5555555555554444', owner: 'Grace Hopper', cents: 300_000 },
   { number: '4000056655665556', owner: 'Alan Turing', cents: 50_000 },
 ] as const;

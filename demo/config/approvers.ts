@@ -9,11 +9,15 @@ export interface LoadedApprovers {
   /** Set when no approvers file was given: the generated admin's token, for start-up to print. */
   adminToken?: string;
   adminTokenFile?: string;
+  /** Likewise the demo's second approver, the `cfo`, whom a transfer over $100,000 needs as well. */
+  cfoToken?: string;
+  cfoTokenFile?: string;
 }
 
 /**
- * Approvers come from a JSON file (`{ approvers: [...] }`). With none, one `admin` approver is
- * created and its token kept in `<dataDir>/admin-token`, so it survives restarts.
+ * Approvers come from a JSON file (`{ approvers: [...] }`). With none, the demo's two are created:
+ * an `admin`, and a `cfo` so that the large-transfer tier's two approvers can be met. Their tokens are
+ * kept in `<dataDir>/admin-token` and `<dataDir>/cfo-token`, so they survive restarts.
  */
 export function loadApprovers(options: { file?: string; dataDir: string }): LoadedApprovers {
   if (options.file) {
@@ -33,21 +37,38 @@ export function loadApprovers(options: { file?: string; dataDir: string }): Load
     }
     return { approvers: parsed.data.approvers };
   }
-  const tokenFile = path.join(options.dataDir, 'admin-token');
-  let token: string;
-  if (existsSync(tokenFile)) {
-    token = readFileSync(tokenFile, 'utf8').trim();
-  } else {
-    mkdirSync(options.dataDir, { recursive: true });
-    token = randomBytes(24).toString('base64url');
-    writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
-  }
-  const admin = ApproverConfig.parse({
-    id: 'admin',
-    name: 'Administrator',
-    email: 'admin@countersign.local',
-    roles: ['admin'],
-    token,
-  });
-  return { approvers: [admin], adminToken: token, adminTokenFile: tokenFile };
+  const admin = keptToken(options.dataDir, 'admin-token');
+  const cfo = keptToken(options.dataDir, 'cfo-token');
+  return {
+    approvers: [
+      ApproverConfig.parse({
+        id: 'admin',
+        name: 'Administrator',
+        email: 'admin@countersign.local',
+        roles: ['admin'],
+        token: admin.token,
+      }),
+      ApproverConfig.parse({
+        id: 'cfo',
+        name: 'Chief Financial Officer',
+        email: 'cfo@countersign.local',
+        roles: ['cfo'],
+        token: cfo.token,
+      }),
+    ],
+    adminToken: admin.token,
+    adminTokenFile: admin.file,
+    cfoToken: cfo.token,
+    cfoTokenFile: cfo.file,
+  };
+}
+
+/** A generated token, kept readable by its owner alone. */
+function keptToken(dataDir: string, name: string): { token: string; file: string } {
+  const file = path.join(dataDir, name);
+  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), file };
+  mkdirSync(dataDir, { recursive: true });
+  const token = randomBytes(24).toString('base64url');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return { token, file };
 }

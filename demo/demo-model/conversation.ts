@@ -32,7 +32,15 @@ export interface Step {
 
 /** What the rules read: the user's request, everything done since, and the tools on offer. */
 export interface Conversation {
+  /** The request the run was started with. */
   request: string;
+  /**
+   * Corrections a person gave on resume since the model last spoke: user messages after the request,
+   * which no rule reads as a request of its own (see corrections.ts).
+   */
+  corrections: string[];
+  /** The final answer the model had given when a correction came (a run paused as it answered). */
+  answered?: string;
   steps: Step[];
   /** Steps of the latest assistant turn: the results the model has not answered yet. */
   latest: Step[];
@@ -77,33 +85,42 @@ function parseArgs(text: string): Record<string, unknown> {
 
 export function readConversation(request: ChatCompletionRequest): Conversation {
   const messages = request.messages;
-  let lastUser = -1;
-  messages.forEach((m, i) => {
-    if (m.role === 'user') lastUser = i;
-  });
+  const first = messages.findIndex((m) => m.role === 'user');
   const calls = new Map<string, Call>();
   const steps: Step[] = [];
   let latest: Step[] = [];
   let turn = 0;
+  let lastAssistant = -1;
   for (const [index, m] of messages.entries()) {
     if (m.role === 'assistant') {
       turn++;
-      if (index > lastUser) latest = [];
+      lastAssistant = index;
+      latest = [];
       for (const c of m.tool_calls ?? []) {
         const args =
           typeof c.function.arguments === 'string' ? parseArgs(c.function.arguments) : c.function.arguments;
         calls.set(c.id ?? '', { id: c.id ?? '', name: c.function.name, args });
       }
-    } else if (m.role === 'tool' && index > lastUser) {
+    } else if (m.role === 'tool') {
       const call = calls.get(m.tool_call_id) ?? { id: m.tool_call_id, name: 'unknown', args: {} };
       const step = { call, outcome: classify(m.content) };
       steps.push(step);
       latest.push(step);
     }
   }
-  const user = lastUser >= 0 ? messages[lastUser] : undefined;
+  const corrections = messages
+    .slice(Math.max(lastAssistant + 1, first + 1))
+    .flatMap((m) => (m.role === 'user' && typeof m.content === 'string' ? [m.content] : []));
+  const spoke = messages[lastAssistant];
+  const answered =
+    corrections.length > 0 && spoke?.role === 'assistant' && !spoke.tool_calls?.length
+      ? (spoke.content ?? '')
+      : undefined;
+  const user = first >= 0 ? messages[first] : undefined;
   return {
     request: user && typeof user.content === 'string' ? user.content : '',
+    corrections,
+    ...(answered !== undefined ? { answered } : {}),
     steps,
     latest,
     turn,

@@ -5,6 +5,7 @@ import {
   type ChatCompletionsServer,
 } from 'countersign/testing';
 import { readConversation, type Conversation } from './conversation.js';
+import { heedCorrections } from './corrections.js';
 import { answer } from './reply.js';
 import { bankRule } from './rules/bank.js';
 import { loanRule } from './rules/loan.js';
@@ -34,7 +35,8 @@ export function demoModel(request: ChatCompletionRequest): AssistantReply {
       'Set OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint) to use a real model.',
     );
   }
-  return rule[1](conversation);
+  // A correction given on resume is read before the rule goes on (or does not).
+  return conversation.corrections.length > 0 ? heedCorrections(conversation, rule[1]) : rule[1](conversation);
 }
 
 /** Serves the demo model over OpenAI's Chat Completions HTTP API. */

@@ -2,6 +2,8 @@ export interface BannerFacts {
   url: string;
   adminToken?: string;
   adminTokenFile?: string;
+  cfoToken?: string;
+  cfoTokenFile?: string;
   approversFile?: string;
   outbox: string;
   temporal: string;
@@ -29,6 +31,11 @@ export function banner(f: BannerFacts): string {
     f.adminToken
       ? `  Admin token:  ${f.adminToken}  (kept in ${f.adminTokenFile})`
       : `  Approvers:    ${f.approversFile}`,
+    ...(f.cfoToken
+      ? [
+          `  CFO token:    ${f.cfoToken}  (kept in ${f.cfoTokenFile}; the second approver a transfer over $100,000 needs)`,
+        ]
+      : []),
     `  Outbox:       ${f.outbox}  (approval emails land here as .eml files)`,
     `  Temporal:     ${f.temporal}`,
     ...(f.temporalUi ? [`  Temporal UI:  ${f.temporalUi}  (each run's history, event by event)`] : []),

@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
 import {
   aesGcmCodec,
   bundleWorkflows,
@@ -31,6 +31,7 @@ import { loadApprovers } from '../config/approvers.js';
 import { loadCountersignConfig } from '../config/countersign.js';
 import { startDemoModel } from '../demo-model/index.js';
 import { banner } from './banner.js';
+import { demoLogger } from './log-lines.js';
 import { connectTemporal } from './temporal.js';
 
 export interface StartOptions {
@@ -45,6 +46,11 @@ export interface StartOptions {
    * on 8233 by default (free ones when taken); 0 picks free ones.
    */
   devServerPorts?: { port?: number; uiPort?: number };
+  /**
+   * Run the dev server in a process group of its own, so that a terminal's Ctrl-C reaches this
+   * process alone, which stops the API and the worker before Temporal (`npm start`).
+   */
+  ownTemporalProcessGroup?: boolean;
   /** Agents to run; the demo agents by default. */
   agents?: AgentDefinition[];
 }
@@ -53,6 +59,8 @@ export interface Countersign {
   url: string;
   dataDir: string;
   adminToken?: string;
+  /** The demo's second approver's token, when no approvers file was given. */
+  cfoToken?: string;
   temporalAddress: string;
   /** The Temporal Web UI, when Countersign started the dev server. */
   temporalUiUrl?: string;
@@ -127,12 +135,15 @@ function secretKeysOf(env: NodeJS.ProcessEnv): { keys: KeySet; description: stri
 
 let runtimeInstalled = false;
 
-/** The SDK's native runtime logs every poll at INFO; warnings and errors are what an operator needs. */
+/**
+ * The SDK's native runtime logs every poll at INFO; warnings and errors are what an operator needs,
+ * an activity's failure in one line.
+ */
 function installRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({ logger: demoLogger('WARN') });
   } catch {
     // The embedding process installed its own runtime already; that one serves.
   }
@@ -170,7 +181,12 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
     const secretKeys = secretKeysOf(env);
 
     installRuntime();
-    const temporal = await connectTemporal(temporalConfig, dataDir, options.devServerPorts, env);
+    const temporal = await connectTemporal(
+      temporalConfig,
+      dataDir,
+      { ...options.devServerPorts, ownProcessGroup: options.ownTemporalProcessGroup },
+      env,
+    );
     stack.add(() => temporal.close());
     if (config.registerSearchAttributes) {
       await registerSearchAttributes(temporal.client, temporalConfig.namespace);
@@ -254,6 +270,8 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
       url,
       adminToken: approvers.adminToken,
       adminTokenFile: approvers.adminTokenFile,
+      cfoToken: approvers.cfoToken,
+      cfoTokenFile: approvers.cfoTokenFile,
       approversFile: config.approversFile,
       outbox: path.join(dataDir, 'outbox'),
       temporal: temporal.devServer
@@ -274,6 +292,7 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
       url,
       dataDir,
       adminToken: approvers.adminToken,
+      cfoToken: approvers.cfoToken,
       temporalAddress: temporal.address,
       temporalUiUrl: temporal.devServer?.uiUrl,
       temporalExited: temporal.devServer?.exited.then(
@@ -296,7 +315,7 @@ async function main(): Promise<void> {
   let countersign: Countersign;
   console.log('Starting Countersign...');
   try {
-    countersign = await startCountersign();
+    countersign = await startCountersign({ ownTemporalProcessGroup: true });
   } catch (error) {
     console.error(`countersign: ${(error as Error).message}`);
     process.exit(1);
@@ -325,6 +344,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT', 0));
   process.on('SIGTERM', () => stop('SIGTERM', 0));
+  // Its terminal closing no longer reaches Temporal, in a process group of its own: stop it from here.
+  process.on('SIGHUP', () => stop('SIGHUP', 0));
   void countersign.temporalExited?.then((reason) => {
     if (stopping) return;
     console.error(`countersign: ${reason}`);

@@ -34,9 +34,17 @@ export async function pickPort(preferred: number, what: string, notes: string[])
   return 0;
 }
 
+/** Where `npm start` runs its dev server: its ports, and whether Ctrl-C in its terminal reaches it. */
+export interface DevServerSettings {
+  port?: number;
+  uiPort?: number;
+  /** In a process group of its own: stopped by `npm start` after the worker, not by the terminal. */
+  ownProcessGroup?: boolean;
+}
+
 async function startDevServer(
   dataDir: string,
-  ports: { port?: number; uiPort?: number },
+  ports: DevServerSettings,
   env: NodeJS.ProcessEnv,
   notes: string[],
 ): Promise<TemporalDevServer & { dbPath: string; logPath: string }> {
@@ -58,6 +66,7 @@ async function startDevServer(
       searchAttributes: devServerSearchAttributes,
       logFile: logPath,
       logLevel: (level as 'warn' | undefined) ?? 'warn',
+      ownProcessGroup: ports.ownProcessGroup,
     });
     return Object.assign(server, { dbPath, logPath });
   } catch (error) {
@@ -77,7 +86,7 @@ async function startDevServer(
 export async function connectTemporal(
   config: TemporalConfig,
   dataDir: string,
-  devServerPorts: { port?: number; uiPort?: number } = {},
+  devServerPorts: DevServerSettings = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<TemporalConnections> {
   const notes: string[] = [];

@@ -68,6 +68,9 @@ export const DECISION_SIGNAL_SCHEMA: JsonSchema = {
                   },
                   "toolCallId": {
                     "type": "string"
+                  },
+                  "addedBy": {
+                    "type": "string"
                   }
                 },
                 "required": [
@@ -127,7 +130,19 @@ export const DECISION_SIGNAL_SCHEMA: JsonSchema = {
           "required": [
             "type"
           ],
-          "additionalProperties": false
+          "additionalProperties": false,
+          "oneOf": [
+            {
+              "required": [
+                "result"
+              ]
+            },
+            {
+              "required": [
+                "sealed"
+              ]
+            }
+          ]
         }
       ]
     },

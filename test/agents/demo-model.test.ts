@@ -50,6 +50,11 @@ class Chat {
     return reply;
   }
 
+  /** A correction given on resume: the user's word, read before the next model call. */
+  correct(text: string): void {
+    this.messages.push({ role: 'user', content: text });
+  }
+
   /** Answers each pending tool call in order. */
   results(...contents: (string | object)[]): void {
     const last = this.messages.at(-1);
@@ -132,6 +137,105 @@ describe('bank-transfer rules', () => {
     const reply = new Chat('bank-transfer', 'Move some money around').next();
     assert.equal(reply.tool_calls, undefined);
     assert.match(reply.content!, /Transfer \$2,500 from/);
+  });
+});
+
+describe('corrections given on resume', () => {
+  const TRANSFER = 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444';
+  const executed = {
+    status: 'executed',
+    transfer: { id: 'tx', from: '4242 4242 4242 4242', to: '5555 5555 5555 4444', amount: 2500 },
+    balances: { '4242 4242 4242 4242': 997_500, '5555 5555 5555 4444': 5_500 },
+  };
+
+  test("the walkthrough's correction, after a transfer decided while paused, ends in the transfer's report", () => {
+    const chat = new Chat('bank-transfer', TRANSFER);
+    chat.next();
+    chat.results(executed);
+    chat.correct('The payee is right; go ahead.');
+    const reply = chat.next();
+    assert.equal(reply.tool_calls, undefined);
+    assert.match(
+      reply.content!,
+      /^\[offline demo model\] You said “The payee is right; go ahead\.”, so I went on with the request\.\nTransferred \$2,500\.00 from 4242 4242 4242 4242 to 5555 5555 5555 4444\./,
+    );
+    assert.doesNotMatch(reply.content!, /I only understand/);
+  });
+
+  test('a go-ahead given before anything was proposed goes on with the request', () => {
+    const chat = new Chat('bank-transfer', TRANSFER);
+    chat.correct('Payee checked.');
+    const reply = chat.next();
+    assert.deepEqual(calls(reply), [
+      { name: 'transfer', args: { amount: 2500, from: '4242 4242 4242 4242', to: '5555 5555 5555 4444' } },
+    ]);
+    assert.match(
+      reply.content!,
+      /You said “Payee checked\.”, so I am going on with the request\. Transferring \$2,500\.00/,
+    );
+    chat.results(executed);
+    // Read once: the turn after it is the rule's own.
+    assert.match(chat.next().content!, /^\[offline demo model\] Transferred \$2,500\.00/);
+  });
+
+  test('a go-ahead after the answer was given keeps that answer', () => {
+    const chat = new Chat('bank-transfer', TRANSFER);
+    chat.next();
+    chat.results(executed);
+    const first = chat.next().content!;
+    chat.correct('Looks good, carry on.');
+    const reply = chat.next();
+    assert.equal(reply.tool_calls, undefined);
+    assert.match(reply.content!, /You said “Looks good, carry on\.”; I had already finished the request\./);
+    assert.ok(reply.content!.endsWith(first.replace('[offline demo model] ', '')));
+  });
+
+  test('a stop keeps the next step from being proposed, and names it', () => {
+    const chat = new Chat(
+      'loan-approval',
+      'Assess the loan application of Jane Doe: credit score 760, annual income $95,000, monthly debts $800, 6 years employed, requesting $20,000.',
+    );
+    chat.next();
+    chat.results({
+      score: 86,
+      rating: 'low',
+      interestRate: 6.5,
+      recommendation: 'approve_loan',
+      reasons: [],
+    });
+    chat.correct('Do not proceed, the income is wrong.');
+    const reply = chat.next();
+    assert.equal(reply.tool_calls, undefined);
+    assert.match(
+      reply.content!,
+      /You said “Do not proceed, the income is wrong\.”, so I stopped here and did not propose what I would have done next: approve_loan \{"applicant":"Jane Doe"/,
+    );
+  });
+
+  test('a correction it cannot read is not guessed at: it says so, and proposes nothing', () => {
+    const chat = new Chat('bank-transfer', TRANSFER);
+    chat.correct('Make it 2000 and send it to Bob');
+    const reply = chat.next();
+    assert.equal(reply.tool_calls, undefined);
+    assert.match(
+      reply.content!,
+      /I did not understand your note “Make it 2000 and send it to Bob” \(the offline demo model understands notes such as "go ahead" or "stop"\), so rather than guess I stopped here and did not propose what I would have done next: transfer \{"amount":2500/,
+    );
+
+    const after = new Chat('bank-transfer', TRANSFER);
+    after.next();
+    after.results(executed);
+    after.correct('Make it 2000');
+    assert.match(
+      after.next().content!,
+      /I did not understand your note “Make it 2000” .*so rather than guess I proposed nothing more\.\nTransferred \$2,500\.00/s,
+    );
+  });
+
+  test('a go-ahead is read by every demo agent', () => {
+    const chat = new Chat('ops', 'Restart the payments service');
+    chat.correct('OK, go on.');
+    assert.deepEqual(calls(chat.next()), [{ name: 'restart_service', args: { service: 'payments' } }]);
   });
 });
 

@@ -47,7 +47,7 @@ describe('bank-transfer', () => {
     const run = await cs.finished(runId);
     assert.match(
       run.output!,
-      /Transferred \$2,500\.00 .* 4242 4242 4242 4242: \$9,500\.00, 5555 5555 5555 4444: \$5,200\.00/,
+      /Transferred \$2,500\.00 .* 4242 4242 4242 4242: \$997,500\.00, 5555 5555 5555 4444: \$5,200\.00/,
     );
   });
 
@@ -71,25 +71,29 @@ describe('bank-transfer', () => {
     const run = await cs.finished(runId);
     assert.match(
       run.output!,
-      /Transferred \$2,000\.00 .*changed the amount from \$2,500\.00 to \$2,000\.00.* 4242 4242 4242 4242: \$7,500\.00/,
+      /Transferred \$2,000\.00 .*changed the amount from \$2,500\.00 to \$2,000\.00.* 4242 4242 4242 4242: \$995,500\.00/,
     );
     const settled = run.audit.find((e) => e.type === 'approval.settled');
     assert.deepEqual(settled?.diff, [{ path: '/amount', before: 2500, after: 2000 }]);
   });
 
   test('a transfer that fails after an edit reports the amount that was tried, not the proposal', async () => {
-    const runId = await cs.startRun('bank-transfer', TRANSFER);
+    // Alan Turing's account holds $800 by now: short of either amount.
+    const runId = await cs.startRun(
+      'bank-transfer',
+      'Transfer $2,500 from 4000 0566 5566 5556 to 5555 5555 5555 4444',
+    );
     const approval = await cs.pendingOne(runId);
-    await cs.settle(approval.trackingId, { type: 'edit', args: { ...approval.args, amount: 90_000 } });
+    await cs.settle(approval.trackingId, { type: 'edit', args: { ...approval.args, amount: 9_000 } });
     const run = await cs.finished(runId);
     assert.match(
       run.output!,
-      /The transfer of \$90,000\.00 from 4242 4242 4242 4242 to 5555 5555 5555 4444 failed: insufficient funds.*changed the amount from \$2,500\.00 to \$90,000\.00/,
+      /The transfer of \$9,000\.00 from 4000 0566 5566 5556 to 5555 5555 5555 4444 failed: insufficient funds.*changed the amount from \$2,500\.00 to \$9,000\.00/,
     );
     assert.doesNotMatch(run.output!, /transfer \$2,500\.00 .*failed/);
   });
 
-  test('an edit into the large-transfer tier waits for a second approver; one past the limit is refused', async () => {
+  test('an edit into the large-transfer tier waits for the cfo, who completes it; one past the limit is refused', async () => {
     const runId = await cs.startRun('bank-transfer', TRANSFER);
     const approval = await cs.pendingOne(runId);
     const tooMuch = await cs.decide(approval.trackingId, {
@@ -113,10 +117,17 @@ describe('bank-transfer', () => {
       ],
     );
     assert.match(pending!.requirements[1]!.reason, /amount > 100000/);
-    // The demo has one admin: the second approval must come from someone else. Nothing moved.
+    // The admin's edit was one of the two: the second must come from someone else, the demo's cfo.
     const again = await cs.decide(approval.trackingId, { type: 'approve' });
     assert.equal(again.status, 409);
-    await cs.api('POST', `/api/runs/${runId}/cancel`);
+    assert.ok(cs.countersign.cfoToken);
+    await cs.settle(approval.trackingId, { type: 'approve' }, cs.countersign.cfoToken);
+    const done = await cs.finished(runId);
+    assert.match(done.output!, /Transferred \$150,000\.00 .* 4242 4242 4242 4242: \$845,500\.00/);
+    assert.deepEqual(
+      done.audit.filter((e) => e.type === 'approval.decided').map((e) => e.actor),
+      ['admin', 'cfo'],
+    );
   });
 
   test('reject: nothing moves and the agent does not retry', async () => {
@@ -130,7 +141,31 @@ describe('bank-transfer', () => {
       'bank-transfer',
       'Transfer $1 from 4242 4242 4242 4242 to 5555 5555 5555 4444',
     );
-    assert.match((await cs.finished(check)).output!, /4242 4242 4242 4242: \$7,499\.00/);
+    assert.match((await cs.finished(check)).output!, /4242 4242 4242 4242: \$845,499\.00/);
+  });
+
+  test("the walkthrough's pause and resume: the correction is read and the decided transfer reported", async () => {
+    const runId = await cs.startRun('bank-transfer', TRANSFER);
+    const approval = await cs.pendingOne(runId);
+    const paused = await cs.api('POST', `/api/runs/${runId}/pause`, { message: 'Checking the payee first' });
+    assert.equal(paused.status, 202, JSON.stringify(paused.body));
+    await waitFor(
+      async () => ((await cs.run(runId)).status === 'paused' ? true : undefined),
+      'the run paused',
+    );
+    await cs.settle(approval.trackingId, { type: 'approve' });
+    // A resume sent as the pause is taken may find the run not paused yet: send it again.
+    await waitFor(async () => {
+      const resumed = await cs.api('POST', `/api/runs/${runId}/resume`, {
+        message: 'The payee is right; go ahead.',
+      });
+      return resumed.status === 202 ? true : undefined;
+    }, 'the run resumed');
+    const run = await cs.finished(runId);
+    assert.match(
+      run.output!,
+      /^\[offline demo model\] You said “The payee is right; go ahead\.”, so I went on with the request\.\nTransferred \$2,500\.00 from 4242 4242 4242 4242 to 5555 5555 5555 4444\./,
+    );
   });
 });
 
@@ -174,6 +209,21 @@ describe('loan-approval', () => {
     );
   });
 });
+
+/** What this process writes to stderr while `act` runs: what the `npm start` terminal shows. */
+async function stderrDuring<T>(act: () => Promise<T>): Promise<{ value: T; written: string }> {
+  const chunks: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
+    return write.call(process.stderr, chunk, ...rest);
+  }) as typeof process.stderr.write;
+  try {
+    return { value: await act(), written: chunks.join('') };
+  } finally {
+    process.stderr.write = write;
+  }
+}
 
 describe('ops', () => {
   test('read-only commands run at once on the simulated host', async () => {
@@ -219,7 +269,18 @@ describe('ops', () => {
     }
 
     test('the outcome question shows the attempt and is mailed; "run it again" restarts it once more', async () => {
-      const { runId, outcome } = await unknownRestart();
+      const {
+        value: { runId, outcome },
+        written,
+      } = await stderrDuring(unknownRestart);
+      // What the `npm start` terminal shows of it: one line saying what happened, no stack trace.
+      const told = written.split('\n').filter((line) => line.includes(runId));
+      assert.equal(told.length, 1, written);
+      assert.match(
+        told[0]!,
+        /\[WARN\] run \S+: nobody knows whether a tool call's attempt 1 acted \(the service manager accepted the restart of payments but never confirmed it\); it is not retried, and the run asks a person \(npx countersign approvals list\)$/,
+      );
+      assert.doesNotMatch(written, /^\s+at /m);
       assert.deepEqual(outcome.args, { service: 'payments' });
       assert.deepEqual(outcome.allowedDecisions, ['respond', 'approve', 'reject']);
       assert.equal(outcome.attempt?.progress?.step, 'restart of payments requested from the service manager');
@@ -267,7 +328,8 @@ describe('ops', () => {
         label: 'the password of report_reader on the reporting database (simulated: any password signs in)',
       });
       assert.deepEqual(asked.allowedDecisions, ['respond', 'reject']);
-      assert.deepEqual(asked.args, {}, 'no password, and no argument, on the approval');
+      // What the password unlocks: the call's own arguments, and no password.
+      assert.deepEqual(asked.args, { report: 'revenue' });
       return { runId, asked };
     }
 
@@ -367,7 +429,8 @@ describe('sql-analyst', () => {
 
 describe('support-email', () => {
   const outbox = () => path.join(cs.dataDir, 'outbox');
-  const customerMail = () => readdirSync(outbox()).filter((f) => f.includes('-support-'));
+  const customerMail = () =>
+    readdirSync(outbox()).filter((f) => f.endsWith('.eml') && f.includes('-support-'));
 
   test('approve: asks a human for the missing facts, then sends after approval', async () => {
     const runId = await cs.startRun('support-email', 'Tell the customer their refund went through');

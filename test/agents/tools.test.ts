@@ -97,9 +97,9 @@ describe('bank-transfer ledger', () => {
       to: '5555 5555 5555 4444',
       amount: 2000,
     });
-    assert.deepEqual(result.balances, { '4242 4242 4242 4242': 10_000, '5555 5555 5555 4444': 5_000 });
+    assert.deepEqual(result.balances, { '4242 4242 4242 4242': 998_000, '5555 5555 5555 4444': 5_000 });
     const ledger = new Ledger(path.join(dataDir, 'demo', 'ledger.db'));
-    assert.equal(ledger.balance('4242424242424242'), 10_000);
+    assert.equal(ledger.balance('4242424242424242'), 998_000);
   });
 
   test('the same idempotency key never moves money twice', async () => {
@@ -129,7 +129,27 @@ describe('bank-transfer ledger', () => {
       't5',
     );
     assert.match(String(unknown.error), /unknown account/);
-    assert.equal(new Ledger(path.join(dataDir, 'demo', 'ledger.db')).balance('4242424242424242'), 10_000);
+    assert.equal(new Ledger(path.join(dataDir, 'demo', 'ledger.db')).balance('4242424242424242'), 998_000);
+  });
+
+  test("the walkthrough's transfer, repeated ten times on a fresh ledger, never runs dry", async () => {
+    const fresh = mkdtempSync(path.join(tmpdir(), 'countersign-ledger-'));
+    try {
+      const transfer = demoAgents({ dataDir: fresh })
+        .find((a) => a.name === 'bank-transfer')!
+        .tools.find((t) => t.name === 'transfer')!;
+      const args = transfer.parameters.parse({
+        from: '4242 4242 4242 4242',
+        to: '5555 5555 5555 4444',
+        amount: 2500,
+      });
+      for (let i = 1; i <= 10; i++) {
+        const result = (await transfer.execute(args, context(`walkthrough-${i}`))) as Record<string, unknown>;
+        assert.equal(result.status, 'executed', `transfer ${i}: ${String(result.error)}`);
+      }
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
   });
 });
 

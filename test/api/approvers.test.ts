@@ -7,18 +7,29 @@ import { loadApprovers } from '../../demo/config/approvers.js';
 
 const dir = () => mkdtempSync(path.join(tmpdir(), 'countersign-approvers-'));
 
-test('with no approvers file, one admin is created and its token kept in <dataDir>/admin-token', () => {
+test('with no approvers file, an admin and a cfo are created, their tokens kept in <dataDir>', () => {
   const dataDir = dir();
   const first = loadApprovers({ dataDir });
-  assert.equal(first.approvers.length, 1);
-  assert.equal(first.approvers[0]!.id, 'admin');
-  assert.deepEqual(first.approvers[0]!.roles, ['admin']);
+  assert.deepEqual(
+    first.approvers.map((a) => [a.id, a.roles]),
+    [
+      ['admin', ['admin']],
+      // The large-transfer tier's second approver: without one, that tier could never be met.
+      ['cfo', ['cfo']],
+    ],
+  );
   assert.ok(first.adminToken && first.adminToken.length >= 16);
   const file = path.join(dataDir, 'admin-token');
   assert.equal(first.adminTokenFile, file);
   assert.equal(readFileSync(file, 'utf8').trim(), first.adminToken);
   assert.equal(statSync(file).mode & 0o077, 0);
   assert.equal(loadApprovers({ dataDir }).adminToken, first.adminToken);
+  const cfoFile = path.join(dataDir, 'cfo-token');
+  assert.equal(first.cfoTokenFile, cfoFile);
+  assert.equal(readFileSync(cfoFile, 'utf8').trim(), first.cfoToken);
+  assert.equal(statSync(cfoFile).mode & 0o077, 0);
+  assert.notEqual(first.cfoToken, first.adminToken);
+  assert.equal(loadApprovers({ dataDir }).cfoToken, first.cfoToken);
 });
 
 test('an approvers file is validated: shape, duplicate ids, shared tokens', () => {

@@ -100,11 +100,23 @@ test('REST: the ETag is the revision; an approve on the proposal before an edit 
 
 test('REST: a decision without If-Match, or with one naming no revision, is 428 and changes nothing', async () => {
   const { trackingId } = await waitingGrant('revisions: 428');
-  for (const ifMatch of ['', '*', 'W/"1"', '"1", "2"', '1']) {
+  for (const ifMatch of ['', '*', 'W/"1"', '"1", "2"']) {
     const answer = await decide(trackingId, tokens.alice, { type: 'approve' }, ifMatch);
     assert.equal(answer.status, 428, `If-Match ${JSON.stringify(ifMatch)}: ${answer.text}`);
     assert.equal(answer.body.error.code, 'revision_required');
   }
+  // A bare number names a revision but not as an ETag: the answer says how to quote it.
+  const bare = await decide(trackingId, tokens.alice, { type: 'approve' }, '1');
+  assert.equal(bare.status, 400, bare.text);
+  assert.match(bare.body.error.message, /If-Match: "1"/);
+  // An edit that sends only the changed field is told, in one error, to send the whole arguments.
+  const partial = await decide(trackingId, tokens.alice, { type: 'edit', args: { amount: 200 } }, '"1"');
+  assert.equal(partial.status, 400, partial.text);
+  assert.deepEqual(
+    partial.body.error.fields.map((f: { path: string }) => f.path),
+    ['/args'],
+  );
+  assert.match(partial.body.error.fields[0].message, /sends the whole arguments.*missing: supplier/);
   const shown = await stack.http('GET', `/api/approvals/${trackingId}`, { token: tokens.alice });
   assert.deepEqual(shown.body.approvals, []);
   const doc = await stack.http('GET', '/api/openapi.json');

@@ -42,7 +42,8 @@ test('POST /api/runs refuses bad bodies and unknown agents with field errors', a
     token: tokens.alice,
     body: { agent: 'nobody', input: 'x' },
   });
-  assert.equal(unknown.status, 400);
+  assert.equal(unknown.status, 422);
+  assert.equal(unknown.body.error.code, 'unknown_agent');
   assert.equal(unknown.body.error.fields[0].path, '/agent');
   const missing = await stack.http('POST', '/api/runs', { token: tokens.alice, body: { agent: 'bank' } });
   assert.equal(missing.status, 400);
@@ -191,8 +192,8 @@ test('GET /api/runs filters by status exactly and pages: limit, pageToken, nextP
   const tampered = await stack.http('GET', '/api/runs?status=waiting&pageToken=bm90LWEtdG9rZW4', {
     token: tokens.alice,
   });
-  assert.equal(tampered.status, 400);
-  assert.equal(tampered.body.error.code, 'invalid_request');
+  assert.equal(tampered.status, 422);
+  assert.equal(tampered.body.error.code, 'invalid_page_token');
 });
 
 test('POST /api/runs/:runId/cancel settles pending approvals as cancelled and ends the run', async () => {

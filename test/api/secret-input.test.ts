@@ -88,7 +88,8 @@ test('a password supplied through REST reaches the tool, and its bytes appear no
   assert.deepEqual(asked.secret, { name: 'db_password', label: 'the reporting database password' });
   assert.deepEqual(asked.allowedDecisions, ['respond', 'reject']);
   assert.deepEqual(asked.approvers, ['admin']);
-  assert.deepEqual(asked.args, {}, 'the approval carries no arguments of its own');
+  // What the secret unlocks: the call's arguments (the secret itself is never among them).
+  assert.deepEqual(asked.args, { report: 'revenue' });
 
   // Only those the policy names supply it; a secret never goes as a plain result.
   // Victor may not read the run: he learns nothing of it, not even that it waits.
@@ -149,6 +150,37 @@ test('used once by default: a second call asks again, and an error naming the se
   assert.match(result.output ?? '', /login refused for password \[secret withheld\]/);
   await assertNowhere(first, runId, conversation);
   await assertNowhere(second, runId, conversation);
+});
+
+test("a password the tool echoes base64-ed, in its output and in an error's cause, never reaches the model", async () => {
+  const secret = `pw-${randomUUID()}!`;
+  const { runId, conversation } = await startRun(
+    'Encoded reports',
+    calls(call('run_report', { report: 'encoded' }, 'c1')),
+    calls(call('run_report', { report: 'encoded-broken' }, 'c2')),
+    (request) => say(`tool said: ${request.messages.at(-1)?.content}`),
+  );
+  const one = await pendingSecret(runId);
+  assert.equal((await decide(one.trackingId, { type: 'respond', secret })).status, 200);
+  const two = await pendingSecret(runId, [one.trackingId]);
+  assert.equal((await decide(two.trackingId, { type: 'respond', secret })).status, 200);
+  assert.equal((await stack.result(runId)).status, 'completed');
+
+  const base64 = (text: string) => Buffer.from(text).toString('base64');
+  for (const echoed of [secret, base64(secret), base64(`reports:${secret}`)])
+    await assertNowhere(echoed, runId, conversation);
+  const told = conversation.requests.flatMap((r) => r.messages).map((m) => String(m.content));
+  assert.ok(
+    told.some((m) => m.includes('token=[secret withheld]; authorization: Basic ')),
+    'the model read the output, withheld',
+  );
+  // The cause stays in the history and the worker's log, for whoever debugs it: withheld.
+  const history = await stack.client.workflow.getHandle(runId).fetchHistory();
+  const failure = history.events?.find((e) => e.activityTaskFailedEventAttributes)
+    ?.activityTaskFailedEventAttributes?.failure;
+  assert.equal(failure?.message, 'login refused');
+  assert.equal(failure?.cause?.message, 'the server saw [secret withheld]');
+  assert.ok(logs.join('').includes('the server saw [secret withheld]'), 'the worker logged the cause');
 });
 
 test('ask_human for a secret: the model learns who supplied it, and the tools keep it for the run', async () => {

@@ -1,5 +1,5 @@
 // GET /api/runs/:runId/outputs/:ref: a tool output kept in the content store, read back whole by
-// whoever may read its run, and only under a reference that run's transcript holds.
+// whoever may read its run, and only under a reference that run's own worker wrote.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

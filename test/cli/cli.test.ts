@@ -48,6 +48,8 @@ async function startTransfer(): Promise<{ runId: string; trackingId: string }> {
   const out = await ok(['runs', 'start', 'bank-transfer', ...TRANSFER]);
   const runId = /Started (\S+)/.exec(out)?.[1];
   assert.ok(runId, out);
+  // The command as this project runs it: `countersign` alone is not on the PATH.
+  assert.ok(out.includes(`Follow it with: npx countersign runs show ${runId}`), out);
   return { runId, trackingId: (await cs.pendingOne(runId)).trackingId };
 }
 
@@ -236,7 +238,7 @@ test('errors: clear messages and a non-zero exit', async () => {
 
   const agent = await cli(['runs', 'start', 'no-such-agent', 'hello']);
   assert.equal(agent.code, 1);
-  assert.match(agent.stderr, /HTTP 400: no agent no-such-agent/);
+  assert.match(agent.stderr, /HTTP 422: no agent no-such-agent/);
 });
 
 test('the token defaults to the admin token in the data dir', async () => {

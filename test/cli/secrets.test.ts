@@ -167,6 +167,21 @@ test('a secret is never taken from the command line, nor from an empty stdin', a
   assert.match(late.stderr, /is rejected: there is no secret to supply any more/);
 });
 
+test('approvals show says what a secret unlocks: the arguments of the call it is for', async () => {
+  const { runId, approval } = await reportRun('Revenue, shown with its call');
+  const shown = await cli(['approvals', 'show', approval.trackingId]);
+  // Declined before anything is asserted: a failure here leaves nothing pending for the next tests.
+  const declined = await cli(['reject', approval.trackingId]);
+  assert.equal(declined.code, 0, declined.stderr);
+  assert.equal((await stack.result(runId)).status, 'completed');
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(
+    shown.stdout,
+    /\n {2}secret: the reporting database password \(db_password\), for run_report\n/,
+  );
+  assert.match(shown.stdout, /\n {2}run_report arguments:\n {4}\{\n {6}"report": "revenue"\n {4}\}\n/);
+});
+
 test('approvals list and show say what is needed and how; watch asks for it without echo', async () => {
   const code = `otp-${randomUUID()}`;
   const runId = await stack.startRun(

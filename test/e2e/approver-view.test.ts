@@ -159,6 +159,52 @@ test('at 1280×900, Approve and Reject are in the first screen beside the argume
   await inFirstScreen(rule, 'the rule');
 });
 
+test('while an edit is typed, the description and the rule show the typed values; reset shows the proposal again', async () => {
+  await openPayment('approver view: follow the edit', { supplier: 'acme', amount: 2500 });
+  const lede = page.locator('.lede');
+  const values = page.locator('section[aria-label="Decision"] .rule .rule-values');
+  await lede.filter({ hasText: 'Pay 2500 to acme' }).waitFor();
+  await values.filter({ hasText: 'amount is 2500' }).waitFor();
+  assert.equal(await lede.locator('.as-edited').count(), 0);
+
+  const amount = page.getByLabel(/^amount/);
+  await amount.fill('4000');
+  // The description as the policy's template makes it, marked as the edit's.
+  await lede.filter({ hasText: 'Pay 4000 to acme' }).waitFor();
+  await lede.locator('.as-edited', { hasText: 'with your edit' }).waitFor();
+  // The rule that asked, with the typed value, and the proposal's beside it.
+  await values.filter({ hasText: 'amount is 4000 (proposed 2500)' }).waitFor();
+  await page.locator('section[aria-label="Decision"] .rule .tier', { hasText: 'large payment' }).waitFor();
+
+  // A value that is not valid changes nothing there: the last valid edit stays.
+  await amount.fill('-5');
+  await page.locator('.diff-box .invalid-value', { hasText: '-5' }).waitFor();
+  assert.match((await lede.textContent()) ?? '', /Pay 4000 to acme/);
+
+  await page.getByRole('button', { name: 'Reset to proposed' }).click();
+  await lede.filter({ hasText: 'Pay 2500 to acme' }).waitFor();
+  assert.equal(await lede.locator('.as-edited').count(), 0);
+  await values.filter({ hasText: /^where amount is 2500$/ }).waitFor();
+});
+
+test("the approval's audit trail starts with its request, as the run's does", async () => {
+  const { runId, trackingId } = await openPayment('approver view: requested', {
+    supplier: 'acme',
+    amount: 2200,
+  });
+  const trail = page.locator('section[aria-label="Audit trail"]');
+  const requested = trail.locator('.audit li', { hasText: 'approval.requested' });
+  await requested.locator('code', { hasText: trackingId }).waitFor();
+  assert.equal(await trail.getByText('No entries yet.').count(), 0);
+  const detail = (await stack.http('GET', `/api/runs/${runId}`, { token: tokens.alice })).body;
+  const entry = detail.audit.find(
+    (e: { type: string; trackingId?: string }) =>
+      e.type === 'approval.requested' && e.trackingId === trackingId,
+  );
+  assert.ok(entry, 'the run has no approval.requested entry');
+  assert.equal(await requested.locator(`time[datetime="${entry.at}"]`).count(), 1);
+});
+
 test('an invalid value is marked invalid in the diff, and the message sits above the buttons', async () => {
   const { trackingId } = await openPayment('approver view: invalid', { supplier: 'acme', amount: 1800 });
   const amount = page.getByLabel(/^amount/);

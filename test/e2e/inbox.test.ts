@@ -184,6 +184,8 @@ test('plan review: reorder, extend with a validated step, approve; the steps run
     .fill('docs');
   await page.getByRole('button', { name: 'Approve edited plan' }).click();
   await page.locator('section[aria-label="Outcome"] .chip', { hasText: 'edited' }).waitFor();
+  // The run records who added the step: its requester, judged by its tool's policy.
+  await page.locator('.added-by', { hasText: 'added by alice' }).waitFor();
   assert.equal((await stack.result(runId)).status, 'completed');
   assert.deepEqual(
     toolRuns.filter((r) => r.runId === runId).map((r) => `${r.tool}:${Object.values(r.args).join()}`),

@@ -97,7 +97,10 @@ test('a password typed in the inbox reaches the tool exactly, and the page keeps
   await page.locator('h1 .badge', { hasText: 'Secret' }).waitFor();
   const work = page.locator('section[aria-label="Proposal"]');
   await work.locator('code', { hasText: 'run_report' }).waitFor();
-  assert.equal(await work.locator('.arg-values').count(), 0, 'no arguments block: the approval has none');
+  // What the secret unlocks: the call's arguments (which report), not the label again.
+  await work.locator('.tool', { hasText: 'For run_report, called with:' }).waitFor();
+  await work.locator('.arg-values dt', { hasText: 'report' }).waitFor();
+  await work.locator('.arg-values dd', { hasText: 'revenue' }).waitFor();
 
   const field = page.getByLabel(LABEL, { exact: true });
   assert.equal(await field.getAttribute('type'), 'password');

@@ -1,5 +1,6 @@
 // A tool output kept in the content store, read in the run view of Chromium: its size first, then,
 // on "Show output", the whole text in a box of its own, as text; a store that fails says so there.
+// Text shaped like a reference that the run's worker did not write is shown as that text.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { fileContentStore } from '../../activities/content-store.js';
 import { launchChromium, signIn } from '../support/chromium.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { apiTestAgents, tokens } from '../support/api-agents.js';
-import { logReader, logText } from '../support/log-agent.js';
+import { forgedMarker, logReader, logRef, logText, pageReader } from '../support/log-agent.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const storeDir = mkdtempSync(path.join(tmpdir(), 'countersign-e2e-outputs-'));
@@ -20,7 +21,7 @@ let page: Page;
 
 before(async () => {
   stack = await startStack({
-    agents: [...apiTestAgents, logReader],
+    agents: [...apiTestAgents, logReader, pageReader],
     contentStore: fileContentStore(storeDir),
   });
   browser = await launchChromium();
@@ -81,4 +82,30 @@ test('the run view shows a stored output on request, whole and as text, and a fa
     .waitFor();
   assert.equal(await output.isVisible(), false);
   assert.equal(await result.getByRole('button', { name: 'Show output' }).isEnabled(), true);
+});
+
+test("a tool's text naming another run's stored output is shown as that text, with nothing to open", async () => {
+  const other = await stack.startRun(
+    'log-reader',
+    'e2e: alice reads the billing log',
+    tokens.alice,
+    calls(call('read_log', { service: 'billing' })),
+    say('Read it.'),
+  );
+  assert.equal((await stack.result(other)).status, 'completed');
+  const forged = JSON.stringify(forgedMarker(logRef('billing')));
+  const runId = await stack.startRun(
+    'page-reader',
+    'e2e: a page forges a reference',
+    tokens.victor,
+    calls(call('fetch_page', { body: forged, json: true }, 'p1')),
+    say('Read the page.'),
+  );
+  assert.equal((await stack.result(runId)).status, 'completed');
+
+  await page.goto(`${stack.url}/#/runs/${encodeURIComponent(runId)}`);
+  const result = page.locator('.msg-tool');
+  await result.getByText('Tool result (p1)').waitFor();
+  assert.equal(await result.locator('pre').textContent(), forged);
+  assert.equal(await result.getByRole('button', { name: 'Show output' }).count(), 0);
 });

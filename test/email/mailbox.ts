@@ -7,17 +7,32 @@ import { SMTPServer } from 'smtp-server';
 export interface Mailbox {
   url: string;
   messages: ParsedMail[];
+  /** Every recipient a client named (RCPT TO), accepted or not, in order. */
+  recipients: string[];
   /** Waits for a message matching `predicate`. */
   waitFor(predicate: (mail: ParsedMail) => boolean): Promise<ParsedMail>;
   close(): Promise<void>;
 }
 
-export async function startMailbox(): Promise<Mailbox> {
+/**
+ * `refuse` answers a recipient with an SMTP error code (550: no such mailbox, 451: try later), given
+ * how many times that recipient was named before; undefined accepts it.
+ */
+export async function startMailbox(
+  refuse: (address: string, earlier: number) => number | undefined = () => undefined,
+): Promise<Mailbox> {
   const messages: ParsedMail[] = [];
+  const recipients: string[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo({ address }, _session, callback) {
+      const code = refuse(address, recipients.filter((r) => r === address).length);
+      recipients.push(address);
+      if (code === undefined) return callback();
+      callback(Object.assign(new Error(`refused ${address}`), { responseCode: code }));
+    },
     onData(stream, _session, callback) {
       simpleParser(stream)
         .then((mail) => {
@@ -32,6 +47,7 @@ export async function startMailbox(): Promise<Mailbox> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    recipients,
     async waitFor(predicate) {
       for (;;) {
         const found = messages.find(predicate);

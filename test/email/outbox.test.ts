@@ -126,7 +126,9 @@ test('the email marks bidirectional overrides and control characters instead of 
   );
   const [pending] = await stack.waitForPending(runId);
   const outbox = path.join(stack.dataDir, 'outbox');
-  const file = await until(() => readdirSync(outbox).find((f) => f.includes(pending!.trackingId)));
+  const file = await until(() =>
+    readdirSync(outbox).find((f) => f.endsWith('.eml') && f.includes(pending!.trackingId)),
+  );
   const mail = await simpleParser(readFileSync(path.join(outbox, file)));
   const text = Buffer.from(mail.text ?? '');
   for (const [name, raw] of Object.entries({ RLO: '\u202e', ESC: '\u001b' })) {

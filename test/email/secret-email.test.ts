@@ -71,6 +71,22 @@ describe('rendering', () => {
     }
   });
 
+  test('shows what the secret unlocks: the arguments of the call it is for', () => {
+    const forCall = renderApprovalEmail(
+      { ...view, args: { report: 'revenue', database: 'sales' } },
+      { id: 'alice', roles: ['admin'] },
+      links,
+    );
+    assert.match(
+      forCall.text,
+      /\nArguments of the run_report call:\n\{\n {2}"report": "revenue",\n {2}"database": "sales"\n\}\n/,
+    );
+    assert.match(
+      forCall.html,
+      /<h3[^>]*>Arguments of the run_report call<\/h3><pre[^>]*>\{\n {2}&quot;report&quot;/,
+    );
+  });
+
   test('an ask_human secret shows the question', () => {
     const asked = renderApprovalEmail(
       {

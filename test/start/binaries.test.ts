@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -116,5 +116,90 @@ test('npm start: a request as the port opens is answered, and Temporal dying sto
     assert.match(stderr, /the Temporal dev server exited \(SIGKILL\)/);
   } finally {
     child.kill('SIGKILL');
+  }
+});
+
+/** The process group of a process. */
+async function processGroup(pid: number): Promise<number> {
+  const ps = spawn('ps', ['-o', 'pgid=', '-p', String(pid)]);
+  let out = '';
+  ps.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await new Promise((resolve) => ps.on('close', resolve));
+  return Number(out.trim());
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('npm start: Ctrl-C right after a decision stops the API and the worker, then Temporal', async () => {
+  const port = await freePort();
+  const dataDir = path.join(dir, 'ctrl-c');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'demo/main/start.ts'], {
+    cwd: repoRoot,
+    env: { ...testEnv(dataDir), PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // A terminal's foreground job: its Ctrl-C signals the job's whole process group.
+    detached: true,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let temporal: number | undefined;
+  try {
+    while (!stdout.includes('Countersign is running')) await sleep(50);
+    [temporal] = await temporalChildren(child.pid!);
+    assert.ok(temporal, 'npm start runs temporal server start-dev as its child');
+    assert.notEqual(
+      await processGroup(temporal),
+      child.pid,
+      'Ctrl-C in the terminal does not reach Temporal',
+    );
+
+    const token = readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
+    const request = (route: string, init: RequestInit = {}) =>
+      fetch(`http://127.0.0.1:${port}${route}`, {
+        ...init,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
+      });
+    const started = await request('/api/runs', {
+      method: 'POST',
+      body: JSON.stringify({
+        agent: 'bank-transfer',
+        input: 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444',
+      }),
+    });
+    const { runId } = (await started.json()) as { runId: string };
+    let trackingId: string | undefined;
+    while (!trackingId) {
+      const run = (await (await request(`/api/runs/${runId}`)).json()) as {
+        pending?: { trackingId: string }[];
+      };
+      trackingId = run.pending?.[0]?.trackingId;
+      if (!trackingId) await sleep(100);
+    }
+    const shown = await request(`/api/approvals/${trackingId}`);
+    const decided = await request(`/api/approvals/${trackingId}/decision`, {
+      method: 'POST',
+      headers: { 'if-match': shown.headers.get('etag') ?? '' },
+      body: JSON.stringify({ type: 'approve' }),
+    });
+    assert.ok(decided.status === 200 || decided.status === 202, await decided.text());
+
+    process.kill(-child.pid!, 'SIGINT');
+    assert.equal(await exited, 0, stderr);
+    assert.match(stdout, /SIGINT: stopping Countersign\.\.\.\nStopped\./);
+    assert.equal(stderr, '', 'nothing went wrong on the way down');
+    assert.equal(alive(temporal), false, 'Temporal was stopped too');
+  } finally {
+    child.kill('SIGKILL');
+    if (temporal && alive(temporal)) process.kill(temporal, 'SIGKILL');
   }
 });

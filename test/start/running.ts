@@ -132,19 +132,27 @@ export class Running {
     return run.pending[0]!;
   }
 
-  /** Decides as a person who just read the approval: on the revision it shows now. */
-  async decide(trackingId: string, decision: Decision): Promise<{ status: number; body: unknown }> {
+  /**
+   * Decides as a person who just read the approval: on the revision it shows now. The admin by
+   * default; `token` is another approver's (the demo's `cfo`).
+   */
+  async decide(
+    trackingId: string,
+    decision: Decision,
+    token = this.token,
+  ): Promise<{ status: number; body: unknown }> {
     const shown = await fetch(`${this.url}/api/approvals/${trackingId}`, {
-      headers: { authorization: `Bearer ${this.token}` },
+      headers: { authorization: `Bearer ${token}` },
     });
     return this.api('POST', `/api/approvals/${trackingId}/decision`, decision, {
+      authorization: `Bearer ${token}`,
       'if-match': shown.headers.get('etag') ?? '',
     });
   }
 
   /** Decides and asserts the workflow took the decision. */
-  async settle(trackingId: string, decision: Decision): Promise<void> {
-    const answer = await this.decide(trackingId, decision);
+  async settle(trackingId: string, decision: Decision, token = this.token): Promise<void> {
+    const answer = await this.decide(trackingId, decision, token);
     assert.ok(
       answer.status === 200 || answer.status === 202,
       `${answer.status} ${JSON.stringify(answer.body)}`,

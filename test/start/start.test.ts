@@ -84,7 +84,7 @@ test('a restart keeps runs, pending approvals and the admin token', async () => 
     const approval = await cs.pendingOne(pendingAcrossRestart);
     await cs.settle(approval.trackingId, { type: 'approve' });
     // The ledger survived too: the second transfer starts from the first one's balances.
-    assert.match((await cs.finished(pendingAcrossRestart)).output!, /4242 4242 4242 4242: \$7,000\.00/);
+    assert.match((await cs.finished(pendingAcrossRestart)).output!, /4242 4242 4242 4242: \$995,000\.00/);
     const { body } = await cs.api<{ runs: { runId: string; status: string }[] }>('GET', '/api/runs');
     const ours = body.runs.filter((r) => r.runId === firstRun || r.runId === pendingAcrossRestart);
     assert.deepEqual(

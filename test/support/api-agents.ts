@@ -128,7 +128,8 @@ const build = defineTool({
   name: 'build',
   description: 'Build a target.',
   parameters: z.object({ target: z.string().min(1) }),
-  approval: { approvers: ['admin'] },
+  // A reviewer who adds a build to a plan may approve it themselves.
+  approval: { approvers: ['admin'], allowSelfApproval: true },
   async execute(args, context) {
     toolRuns.push({ runId: context.runId, tool: 'build', args });
     return `built ${args.target}`;
@@ -188,6 +189,14 @@ const runReport = defineTool({
     if (args.report === 'broken')
       throw new Error(`login refused for password ${context.secrets.db_password}`);
     if (args.report.startsWith('missing-')) throw new Error(`there is no report named ${args.report}`);
+    // An `encoded` report echoes the password base64-ed, as a client library's error or debug
+    // output does: in an error's cause when it fails, in a Basic authorization header when not.
+    const base64 = (text: string) => Buffer.from(text).toString('base64');
+    const password = context.secrets.db_password ?? '';
+    if (args.report === 'encoded-broken')
+      throw new Error('login refused', { cause: new Error(`the server saw ${base64(password)}`) });
+    if (args.report === 'encoded')
+      return `3 rows; token=${base64(password)}; authorization: Basic ${base64(`reports:${password}`)}`;
     // The first attempt of an `unsure-*` report cannot tell whether it ran: a person says.
     const attempts = secretsReceived.filter(
       (r) => r.runId === context.runId && r.toolCallId === context.toolCallId,

@@ -74,6 +74,8 @@ export interface Stack {
   startWorker(options?: { address?: string; payloadCodec?: PayloadCodec }): Promise<void>;
   /** Where Temporal (the test's own dev server, or TEMPORAL_ADDRESS) listens. */
   temporalAddress: string;
+  /** The worker's task queue, for an API of the test's own to start runs on. */
+  taskQueue: string;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,8 @@ export interface StackOptions {
   smtpUrl?: string;
   webhookUrl?: string;
   decisionWaitMs?: number;
+  /** The API's `workerWaitMs`: how long a read waits for a run's worker. */
+  workerWaitMs?: number;
   /** Lowers a server limit on a dev server of the stack's own (`limit.historyCount.suggestContinueAsNew`...). */
   dynamicConfig?: Record<string, number>;
   /** Given to the worker and the API alike, as a service that keeps large tool outputs out of runs does. */
@@ -165,6 +169,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     publicUrl: url,
     defaultModel: 'fake-model',
     decisionWaitMs: options.decisionWaitMs,
+    workerWaitMs: options.workerWaitMs,
     listPollMs: 200,
     contentStore: options.contentStore,
     payloadCodec,
@@ -181,6 +186,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     signingSecret,
     approvers,
     temporalAddress: temporal.address,
+    taskQueue: worker.taskQueue,
     async http(method, route, opts = {}) {
       const headers: Record<string, string> = {
         ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { z } from 'zod';
 import { startRun } from '../../client/index.js';
-import { storedOutputIn } from '../../activities/content-store.js';
+import { storedOutputOf } from '../../protocol/stored-output.js';
 import { defineAgent, defineTool } from '../../define/index.js';
 import { fileContentStore, s3ContentStore } from '../../worker/index.js';
 import { call, calls, say } from '../support/fake-model.js';
@@ -124,9 +124,10 @@ test('a run on a worker with an S3 store keeps a reference, and the model reads 
   // The model's second call got the output whole, read back from S3.
   const tool = conversation.requests.at(-1)!.messages.find((m) => m.role === 'tool')!;
   assert.equal(tool.content, output);
-  // The run itself holds only the reference and the size; the object is in the bucket.
-  const stored = storedOutputIn(toolMessages(result.state!).get('f1')!);
-  assert.ok(stored, 'the transcript holds a stored-output reference');
+  // The run itself holds only the reference and the size, as its worker's; the object is in the bucket.
+  const content = toolMessages(result.state!).get('f1')!;
+  const stored = storedOutputOf({ role: 'tool', tool_call_id: 'f1', content }, result.state!.storedOutputs);
+  assert.ok(stored, 'the transcript holds a stored-output reference the run recorded');
   assert.equal(stored.bytes, Buffer.byteLength(output));
   assert.deepEqual(await keysUnder(prefix), [`${prefix}${digest(stored.ref)}`]);
 });

@@ -15,14 +15,18 @@ export class ApiError extends Error {
   }
 }
 
-const authorization = () => `Bearer ${token.get()}`;
+/**
+ * The stored token as a header, or none: then the host's own session (a cookie its `authenticate`
+ * reads, sent with every same-origin request) says who this is.
+ */
+export const authorization = () => (token.get() ? { authorization: `Bearer ${token.get()}` } : {});
 
-/** JSON over fetch with the stored bearer token; a non-2xx answer throws an ApiError. */
+/** JSON over fetch, relative to the page (so under wherever the router is mounted); a non-2xx answer throws an ApiError. */
 export async function api(path, { method = 'GET', body, headers = {} } = {}) {
   const response = await fetch(path, {
     method,
     headers: {
-      authorization: authorization(),
+      ...authorization(),
       accept: 'application/json',
       ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...headers,
@@ -37,7 +41,7 @@ export async function api(path, { method = 'GET', body, headers = {} } = {}) {
 /** A GET of a text answer (a stored tool output) with the same token; errors come as JSON, as ApiErrors. */
 export async function apiText(path) {
   const response = await fetch(path, {
-    headers: { authorization: authorization(), accept: 'text/plain, application/json' },
+    headers: { ...authorization(), accept: 'text/plain, application/json' },
   });
   if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => null));
   return response.text();

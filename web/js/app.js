@@ -13,6 +13,8 @@ const count = document.getElementById('pending-count');
 const signOut = document.getElementById('sign-out');
 let current = null;
 let stream = null;
+// Whether `api/me` answered: by a stored token, or by the host's own session.
+let signedIn = false;
 let toastTimer;
 
 const ctx = {
@@ -76,7 +78,7 @@ async function route() {
     if (seq !== routeSeq) return;
     arrivedWhileLoading = null;
     current = null;
-    if (err instanceof ApiError && err.status === 401) return showTokenForm('That token was not accepted.');
+    if (err instanceof ApiError && err.status === 401) return showTokenForm(refusedWords());
     main.replaceChildren(
       h('h1', {}, err instanceof ApiError && err.status === 404 ? 'Not found' : 'Something went wrong'),
       h('p', {}, err.message),
@@ -123,7 +125,14 @@ function startStream() {
   });
 }
 
+/** Why a 401 came: the stored token, or (with none) a host session that has ended. */
+const refusedWords = () =>
+  token.get()
+    ? 'That token was not accepted.'
+    : 'You are not signed in here: sign in to the site, or paste a token.';
+
 function showTokenForm(problem) {
+  signedIn = false;
   stream?.abort();
   signOut.hidden = true;
   const input = h('input', {
@@ -158,18 +167,23 @@ function showTokenForm(problem) {
   input.focus();
 }
 
+/**
+ * Asks who this is before asking for a token: where the host mounts the router behind its own
+ * login, its session cookie already answers. The token form shows only when nothing does.
+ */
 async function start() {
-  if (!token.get()) return showTokenForm();
+  const hadToken = Boolean(token.get());
   try {
     const [{ data: me }, { data: agents }] = await Promise.all([api('api/me'), api('api/agents')]);
     ctx.state.agents = agents.agents;
     signOut.hidden = false;
-    signOut.textContent = `${me.approver.id} · change token`;
+    signOut.textContent = hadToken ? `${me.approver.id} · change token` : `${me.approver.id} · use a token`;
   } catch (err) {
-    return showTokenForm(
-      err instanceof ApiError && err.status === 401 ? 'That token was not accepted.' : err.message,
-    );
+    if (err instanceof ApiError && err.status === 401)
+      return showTokenForm(hadToken ? refusedWords() : undefined);
+    return showTokenForm(err.message);
   }
+  signedIn = true;
   startStream();
   await route();
 }
@@ -179,6 +193,6 @@ signOut.addEventListener('click', () => {
   showTokenForm();
 });
 window.addEventListener('hashchange', () => {
-  if (token.get()) route();
+  if (signedIn) route();
 });
 start();

@@ -1,7 +1,7 @@
-import { token } from './api.js';
+import { authorization } from './api.js';
 
 /**
- * Server-sent events over fetch, so the bearer token travels in a header rather than the URL
+ * Server-sent events over fetch, so a bearer token travels in a header rather than the URL
  * (EventSource cannot send one). Reconnects with Last-Event-ID, as EventSource would.
  */
 export async function subscribe(url, { onEvent, onState, signal }) {
@@ -10,7 +10,7 @@ export async function subscribe(url, { onEvent, onState, signal }) {
     try {
       const response = await fetch(url, {
         headers: {
-          authorization: `Bearer ${token.get()}`,
+          ...authorization(),
           accept: 'text/event-stream',
           ...(lastId ? { 'last-event-id': lastId } : {}),
         },

@@ -20,6 +20,8 @@ const app = createApi({
   publicUrl: settings.publicUrl,
   defaultModel: 'stack-model',
   decisionWaitMs: settings.decisionWaitMs,
+  // The benches' one reviewer token stands for a crowd: it follows every run of a batch at once.
+  eventStreams: { perCaller: 1000 },
 });
 const { url } = await listen(app, settings.port);
 reportReady({ url });

@@ -1,6 +1,7 @@
 import { api } from '../api.js';
 import { diffArgs, diffView } from '../args-editor.js';
 import { append, clear, h, json, statusChip, time } from '../dom.js';
+import { describeCall } from '../describe-call.js';
 import { auditView } from './audit.js';
 import { argValues } from './arg-values.js';
 import { decisionPanel } from './decision-panel.js';
@@ -42,8 +43,11 @@ function answeredBy(a) {
 /** Whom a rule's requirements name, where that is not simply the policy. */
 const RULE_HEADING = { outcome: 'Asked of the call’s approvers', secret: 'Asked of the tool’s approvers' };
 
-/** The arguments a rule's conditions name (`amount > 1000`), with the values they have now. */
-function ruleValues(reason, args) {
+/**
+ * The arguments a rule's conditions name (`amount > 1000`), with the values they have now: as the
+ * approver is editing them, with the proposal's beside any they changed.
+ */
+function ruleValues(reason, args, proposed) {
   const names = new Set();
   for (const m of reason.matchAll(/([A-Za-z_][A-Za-z0-9_.-]*) (?:>=|<=|!=|>|<|=|in |matches |is set)/g))
     if (Object.hasOwn(args ?? {}, m[1])) names.add(m[1]);
@@ -52,18 +56,26 @@ function ruleValues(reason, args) {
     'span',
     { class: 'rule-values' },
     'where ',
-    [...names].map((name, i) => [
-      i > 0 ? ', ' : '',
-      h('code', {}, name),
-      ' is ',
-      h('code', {}, JSON.stringify(args[name])),
-    ]),
+    [...names].map((name, i) => {
+      const now = JSON.stringify(args[name]);
+      const before = JSON.stringify(proposed?.[name]);
+      return [
+        i > 0 ? ', ' : '',
+        h('code', {}, name),
+        ' is ',
+        h('code', {}, now),
+        before !== now ? [' (proposed ', h('code', {}, before ?? 'absent'), ')'] : null,
+      ];
+    }),
   );
 }
 
-/** Which policy rule asked for this decision, who must give it, and how much of it is met. */
-function ruleView(a) {
-  const args = a.kind === 'call' ? (a.outcome?.args ?? a.args) : undefined;
+/**
+ * Which policy rule asked for this decision, who must give it, and how much of it is met. `edited`:
+ * the arguments as the approver is editing them, whose values the rule then shows.
+ */
+function ruleView(a, edited) {
+  const args = a.kind === 'call' ? (edited ?? a.outcome?.args ?? a.args) : undefined;
   return h(
     'section',
     { class: 'rule', 'aria-label': 'Why this needs a decision' },
@@ -74,14 +86,18 @@ function ruleView(a) {
       'ul',
       { class: 'requirements' },
       a.requirements.map((r) => {
-        const have = a.approvals.filter((s) => s.roles.some((role) => r.roles.includes(role))).length;
+        // Those who proposed what a requirement covers (a step they added) do not count toward it.
+        const have = a.approvals.filter(
+          (s) => !r.notBy?.includes(s.approver) && s.roles.some((role) => r.roles.includes(role)),
+        ).length;
+        const notBy = r.notBy?.length ? `, not ${r.notBy.join(' or ')}` : '';
         return h(
           'li',
           {},
           h(
             'span',
             { class: 'need' },
-            `${r.roles.join(' or ')}: ${Math.min(have, r.count)} of ${r.count}${have >= r.count ? ' (met)' : ''}`,
+            `${r.roles.join(' or ')}${notBy}: ${Math.min(have, r.count)} of ${r.count}${have >= r.count ? ' (met)' : ''}`,
           ),
           h(
             'span',
@@ -90,10 +106,29 @@ function ruleView(a) {
             'rule ',
             h('q', {}, r.reason),
           ),
-          ruleValues(r.reason, args),
+          ruleValues(r.reason, args, a.args),
         );
       }),
     ),
+  );
+}
+
+/**
+ * The description as the edit being typed makes it, filled in as the workflow fills it, and marked
+ * as the edit's; the workflow's own once the edit is undone.
+ */
+function followEdit(lede, ctx, a, args) {
+  const edited = diffArgs(a.args, args).length > 0;
+  const tool = ctx.state.agents
+    ?.find((agent) => agent.name === a.agent)
+    ?.tools.find((spec) => spec.name === a.tool);
+  const described = edited ? describeCall(tool, args) : null;
+  clear(lede);
+  append(
+    lede,
+    described === null
+      ? [a.description]
+      : [described, ' ', h('span', { class: 'as-edited muted' }, '(with your edit)')],
   );
 }
 
@@ -127,7 +162,13 @@ function decidedProposal(a) {
         'ol',
         { class: 'plan' },
         (a.outcome?.plan ?? a.plan ?? []).map((step) =>
-          h('li', {}, h('code', {}, step.tool), argValues(step.args)),
+          h(
+            'li',
+            {},
+            h('code', {}, step.tool),
+            step.addedBy ? h('span', { class: 'added-by' }, ` added by ${step.addedBy}`) : null,
+            argValues(step.args),
+          ),
         ),
       ),
     ];
@@ -230,10 +271,20 @@ export async function approvalView(ctx, trackingId) {
     shown = a;
     const words = run ? modelWords(run.transcript, a.toolCallId) : '';
     const pending = a.status === 'pending';
-    const decision = pending ? decisionPanel(ctx, a, load, { rule: ruleView(a) }) : null;
+    const lede = h('p', { class: 'lede' }, a.description);
+    const rule = ruleView(a);
+    const decision = pending
+      ? decisionPanel(ctx, a, load, {
+          rule,
+          onEdit: (args) => {
+            rule.replaceChildren(...ruleView(a, args).childNodes);
+            followEdit(lede, ctx, a, args);
+          },
+        })
+      : null;
     append(clear(root), [
       h('h1', {}, kindBadge(a), approvalTitle(a), ' ', statusChip(a.status)),
-      h('p', { class: 'lede' }, a.description),
+      lede,
       h(
         'p',
         { class: 'meta muted' },
@@ -265,6 +316,7 @@ export async function approvalView(ctx, trackingId) {
                 runId: a.runId,
                 highlight: a.toolCallId,
                 approvals: run.approvals,
+                storedOutputs: run.storedOutputs,
               }),
             ),
           )
@@ -274,9 +326,12 @@ export async function approvalView(ctx, trackingId) {
         'details',
         { class: 'raw' },
         h('summary', {}, 'Raw JSON'),
-        // A secret approval has no arguments of its own ({}): what it asks for says more.
+        // A secret approval's arguments are its call's, for reading only: what it asks for comes first.
         a.kind === 'secret'
-          ? h('pre', { 'aria-label': 'Secret asked for' }, json(a.secret))
+          ? [
+              h('pre', { 'aria-label': 'Secret asked for' }, json(a.secret)),
+              h('pre', { class: 'args', 'aria-label': 'Arguments of the call' }, json(a.args)),
+            ]
           : h('pre', { class: 'args', 'aria-label': 'Proposed arguments' }, json(a.args)),
         a.plan ? h('pre', { 'aria-label': 'Proposed plan' }, json(a.plan)) : null,
         a.result !== undefined ? h('pre', { 'aria-label': 'Result' }, json(a.result)) : null,
@@ -286,7 +341,16 @@ export async function approvalView(ctx, trackingId) {
         'section',
         { 'aria-label': 'Audit trail' },
         h('h2', {}, 'Audit trail'),
-        auditView(a.decisions, { approvals: [a] }),
+        // The approval's own answer holds what was decided; the request heads the trail, from the run's.
+        auditView(
+          [
+            ...(run?.audit ?? []).filter(
+              (e) => e.trackingId === a.trackingId && e.type === 'approval.requested',
+            ),
+            ...a.decisions,
+          ],
+          { approvals: [a] },
+        ),
       ),
     ]);
   }

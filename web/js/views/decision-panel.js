@@ -13,10 +13,13 @@ const DONE = { approve: 'Approved', edit: 'Approved with edits', reject: 'Reject
 /** What the toast says once a decision is taken, in the words of the approval's kind. */
 const doneWords = (kind) => (kind === 'outcome' ? OUTCOME_DONE : kind === 'secret' ? SECRET_DONE : DONE);
 
-async function pollOutcome(location) {
+// Polled relative to the page, as every call is: the answer's `location` is a path under the
+// router's mount (`/api/...`), which the browser would resolve at the site's root.
+async function pollOutcome(trackingId, requestId) {
+  const outcome = `api/approvals/${encodeURIComponent(trackingId)}/decisions/${encodeURIComponent(requestId)}`;
   for (let i = 0; i < 60; i++) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const { status } = await api(location);
+    const { status } = await api(outcome);
     if (status === 200) return;
   }
   throw new Error('The run has not taken the decision yet; it will when its worker is back.');
@@ -26,9 +29,10 @@ async function pollOutcome(location) {
  * Approve, edit, reject with a reason, or respond: whatever this approval allows. Returns the
  * proposal as the approver works on it (`work`: the arguments editor, the plan, the question) and
  * the `panel` of decision controls, to be shown side by side: the buttons where the eye lands,
- * the arguments they act on beside them. `rule` (why this needs a decision) heads the panel.
+ * the arguments they act on beside them. `rule` (why this needs a decision) heads the panel;
+ * `onEdit` hears the arguments each time an edit of them reads as valid.
  */
-export function decisionPanel(ctx, a, reload, { rule } = {}) {
+export function decisionPanel(ctx, a, reload, { rule, onEdit } = {}) {
   const allowed = new Set(a.allowedDecisions);
   // Problems with what is about to be sent sit right above the buttons that send it.
   const status = h('p', { class: 'form-status', role: 'alert' });
@@ -60,7 +64,7 @@ export function decisionPanel(ctx, a, reload, { rule } = {}) {
       });
       if (code === 202) {
         say('Sent; waiting for the run to take it…');
-        await pollOutcome(data.location);
+        await pollOutcome(a.trackingId, data.requestId);
       }
       ctx.toast(doneWords(a.kind)[decision.type]);
       await reload({ ownDecision: true });
@@ -114,12 +118,14 @@ export function decisionPanel(ctx, a, reload, { rule } = {}) {
     });
     const approveButton = button('Approve', 'primary', () => approveAction());
     const update = () => {
-      const { errors, changes } = editor.changes();
+      const { args, errors, changes } = editor.changes();
       editor.showErrors(errors);
       diff.replaceChildren(diffView(changes));
       approveButton.textContent = changes.length > 0 ? 'Approve with edits' : 'Approve';
       approveButton.disabled = changes.length === 0 && !allowed.has('approve');
       if (errors.length === 0 && status.textContent.startsWith('Some arguments')) say('');
+      // What the page says of the call (its description, the rule's values) follows a valid edit.
+      if (errors.length === 0) onEdit?.(args);
     };
     approveAction = () => {
       const { args, errors, changes } = editor.changes();

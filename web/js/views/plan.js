@@ -12,11 +12,12 @@ export function planEditor({ proposed, tools, onChange }) {
   const general = h('p', { class: 'field-error', 'aria-live': 'polite' });
   const toolOf = (name) => tools.find((t) => t.name === name);
 
-  function makeStep({ tool, args, toolCallId }) {
+  function makeStep({ tool, args, toolCallId, addedBy }) {
     const spec = toolOf(tool);
     const step = {
       tool,
       toolCallId,
+      addedBy,
       proposed: args,
       diff: h('div', { class: 'diff-box step-diff', 'aria-live': 'polite' }),
       error: h('p', { class: 'field-error' }),
@@ -64,7 +65,9 @@ export function planEditor({ proposed, tools, onChange }) {
               {},
               `Step ${i + 1}: `,
               h('code', {}, step.tool),
-              step.toolCallId ? '' : [' ', h('span', { class: 'chip' }, 'added')],
+              step.toolCallId
+                ? ''
+                : [' ', h('span', { class: 'chip' }, step.addedBy ? `added by ${step.addedBy}` : 'added')],
             ),
             step.editor.element,
             step.diff,
@@ -112,10 +115,13 @@ export function planEditor({ proposed, tools, onChange }) {
     );
   }
 
+  // A reviewer adds only calls they could have edited into being: a tool whose policy allows no
+  // edit is approved, cut or reordered, never re-added (the run refuses it too).
+  const addable = tools.filter((t) => t.safe || (t.approval?.decisions ?? ['edit']).includes('edit'));
   const picker = h(
     'select',
     { id: 'plan-add-tool' },
-    tools.map((t) => h('option', { value: t.name }, t.name)),
+    addable.map((t) => h('option', { value: t.name }, t.name)),
   );
   const add = h(
     'div',

@@ -150,8 +150,15 @@ export async function runView(ctx, runId) {
         [h('dt', {}, 'Agent'), h('dd', {}, run.agent)],
         [h('dt', {}, 'Requested by'), h('dd', {}, run.requester ?? 'unknown')],
         [h('dt', {}, 'Started'), h('dd', {}, when(run.startedAt))],
-        [h('dt', {}, 'Turns'), h('dd', {}, String(run.turns))],
+        run.turns !== undefined ? [h('dt', {}, 'Turns'), h('dd', {}, String(run.turns))] : null,
       ]),
+      run.worker === 'not_answering'
+        ? h(
+            'p',
+            { class: 'hint' },
+            'Its worker is not answering: shown as Temporal holds it, without the conversation or audit trail.',
+          )
+        : null,
       h('h2', {}, 'Task'),
       h('p', {}, run.input),
       run.output !== undefined ? [h('h2', {}, 'Answer'), h('p', { class: 'output' }, run.output)] : null,
@@ -176,7 +183,11 @@ export async function runView(ctx, runId) {
         : null,
       controls(run),
       h('h2', {}, 'Conversation'),
-      transcriptView(run.transcript, { runId: run.runId, approvals: run.approvals }),
+      transcriptView(run.transcript, {
+        runId: run.runId,
+        approvals: run.approvals,
+        storedOutputs: run.storedOutputs,
+      }),
       h('h2', {}, 'Audit trail'),
       auditView(run.audit, { approvals: run.approvals }),
     ]);

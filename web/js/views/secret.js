@@ -1,4 +1,5 @@
 import { h } from '../dom.js';
+import { argValues } from './arg-values.js';
 
 /**
  * A secret a tool needs from a person (a password, a one-time code). The protocol reuses respond
@@ -37,12 +38,18 @@ export function settledWords(status, by = []) {
   return status;
 }
 
-/** What was asked and for which tool: the same on the open and the settled approval. */
+/**
+ * What was asked and for which call: the same on the open and the settled approval. The call's
+ * arguments say what the secret unlocks (which report, which database); one the model asked for
+ * by name, for no call yet, has none.
+ */
 export function secretAsked(a) {
+  const forCall = Object.keys(a.args ?? {}).length > 0;
   return [
     h('h2', {}, 'Secret asked for'),
     h('p', { class: 'secret-label' }, secretLabel(a)),
-    h('p', { class: 'tool' }, 'For ', h('code', {}, a.tool)),
+    h('p', { class: 'tool' }, 'For ', h('code', {}, a.tool), forCall ? ', called with:' : null),
+    forCall ? argValues(a.args) : null,
     a.question ? [h('h3', {}, 'Question'), h('p', { class: 'question' }, a.question)] : null,
   ];
 }

@@ -79,7 +79,7 @@ function editMark(edit) {
  * result, where a human changed its arguments, said what happened when nobody knew, or supplied
  * a secret it used.
  */
-export function transcriptView(messages, { runId, highlight, approvals } = {}) {
+export function transcriptView(messages, { runId, highlight, approvals, storedOutputs } = {}) {
   const edits = humanEdits(messages, approvals);
   return h(
     'ol',
@@ -110,7 +110,7 @@ export function transcriptView(messages, { runId, highlight, approvals } = {}) {
           approvalMark(approvals, m.tool_call_id, 'outcome', outcomeMarkLine),
           approvalMark(approvals, m.tool_call_id, 'secret', secretMarkLine),
           h('span', { class: 'role' }, `Tool result (${m.tool_call_id})`),
-          storedOutput(runId, m) ?? h('pre', {}, m.content),
+          storedOutput(runId, m, storedOutputs) ?? h('pre', {}, m.content),
         );
       }
       if (m.role === 'system') {
@@ -133,12 +133,17 @@ export function modelWords(messages, toolCallId) {
   return turn?.content ?? '';
 }
 
-/** A tool output the worker kept in its content store: the run holds a marker naming it. */
-function storedOutput(runId, message) {
+/**
+ * A tool output the worker kept in its content store: the run holds a marker naming it, under a
+ * reference the run records as its worker's (`storedOutputs`). The browser's copy of the API's one
+ * test (protocol/stored-output.ts): any other text of that shape is shown as the text it is.
+ */
+function storedOutput(runId, message, storedOutputs = []) {
   if (!message.content.startsWith('{"$countersign":"stored-output"')) return null;
   try {
-    const { ref, bytes } = JSON.parse(message.content);
-    if (typeof ref !== 'string' || typeof bytes !== 'number') return null;
+    const { $countersign, ref, bytes } = JSON.parse(message.content);
+    if ($countersign !== 'stored-output' || typeof ref !== 'string' || typeof bytes !== 'number') return null;
+    if (!storedOutputs.includes(ref)) return null;
     return storedOutputView(runId, { ref, bytes }, message.tool_call_id);
   } catch {
     return null;

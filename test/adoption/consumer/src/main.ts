@@ -1,14 +1,18 @@
 // The adoption scenario, run by test/adoption/adoption.test.ts in a project that sees only the
-// packed tarball: a worker on a real Temporal dev server, the team's express app, a run started and
-// approved over REST, and the run's history replayed (and failing against a changed workflow).
+// packed tarball: a worker on a real Temporal dev server, the team's express app with its own
+// sessions, a run started over REST and approved by the test in the mounted inbox (this prints
+// where, then waits for the run to finish), and the run's history replayed (and failing against a
+// changed workflow).
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createWorker, type ApprovalView, type RunState } from 'countersign';
 import { FakeModel, call, calls, createTestTemporal, replayHistories, say } from 'countersign/testing';
 import { executed, refunds } from './agent.js';
-import { buildApp } from './app.js';
+import { buildApp, hostRequests } from './app.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const TASK_QUEUE = 'adoption';
@@ -24,15 +28,29 @@ const worker = await createWorker({
   agents: [refunds],
   model: { baseUrl: model.url, apiKey: 'test' },
 });
-const server = buildApp(temporal.client, TASK_QUEUE, 'http://127.0.0.1/ops/approvals').listen(0, '127.0.0.1');
-await new Promise((resolve) => server.once('listening', resolve));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ops/approvals`;
+// Listening first: the router's public URL names the port it gets.
+const server = createServer().listen(0, '127.0.0.1');
+await once(server, 'listening');
+const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const base = `${origin}/approvals`;
+server.on('request', buildApp(temporal.client, TASK_QUEUE, base));
 
-async function as(session: string | undefined, method: string, path: string, body?: unknown, headers = {}) {
+/** Signs in through the service's own login, as a browser would: the session cookie it sets. */
+async function signIn(user: string): Promise<string> {
+  const response = await fetch(`${origin}/login`, {
+    method: 'POST',
+    body: new URLSearchParams({ user }),
+    redirect: 'manual',
+  });
+  assert.equal(response.status, 303);
+  return response.headers.get('set-cookie')!.split(';')[0]!;
+}
+
+async function as(cookie: string | undefined, method: string, path: string, body?: unknown, headers = {}) {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: {
-      ...(session ? { 'x-session': session } : {}),
+      ...(cookie ? { cookie } : {}),
       ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...headers,
     },
@@ -42,8 +60,8 @@ async function as(session: string | undefined, method: string, path: string, bod
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 
-async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
-  for (let tries = 0; tries < 600; tries++) {
+async function until<T>(what: string, read: () => Promise<T | undefined>, tries = 600): Promise<T> {
+  for (let tried = 0; tried < tries; tried++) {
     const value = await read();
     if (value !== undefined) return value;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -58,51 +76,57 @@ try {
       401,
       'the hook refuses who it does not know',
     );
-    // The inbox under the service's own path: its page asks for `api/...` relative to itself.
+    // The inbox under the service's own path: its page asks for everything relative to itself.
     const bare = await fetch(base, { redirect: 'manual' });
     assert.equal(bare.status, 308);
-    assert.equal(bare.headers.get('location'), '/ops/approvals/');
+    assert.equal(bare.headers.get('location'), '/approvals/');
     assert.match(await (await fetch(`${base}/`)).text(), /<title>Countersign inbox<\/title>/);
-    const me = await as('session-lee', 'GET', '/api/me');
+    const sam = await signIn('sam');
+    const lee = await signIn('lee');
+    const me = await as(lee, 'GET', '/api/me');
     assert.deepEqual(me.body.approver.roles, ['support-lead']);
 
-    const started = await as('session-sam', 'POST', '/api/runs', { agent: 'refunds', input });
+    const started = await as(sam, 'POST', '/api/runs', { agent: 'refunds', input });
     assert.equal(started.status, 201, JSON.stringify(started.body));
     const runId: string = started.body.runId;
     const pending = await until('the approval', async () => {
-      const run = (await as('session-sam', 'GET', `/api/runs/${runId}`)).body as RunState;
+      const run = (await as(sam, 'GET', `/api/runs/${runId}`)).body as RunState;
       return run.pending[0];
     });
     assert.equal(pending.description, 'Refund $40 on order A-1042');
 
-    const shown = await as('session-lee', 'GET', `/api/approvals/${pending.trackingId}`);
+    const shown = await as(lee, 'GET', `/api/approvals/${pending.trackingId}`);
     const etag = shown.headers.get('etag')!;
     // Sam asked and holds no role that decides: refused, nothing ran.
     const self = await as(
-      'session-sam',
+      sam,
       'POST',
       `/api/approvals/${pending.trackingId}/decision`,
       { type: 'approve' },
       { 'if-match': etag },
     );
     assert.equal(self.status, 403, JSON.stringify(self.body));
-    const approved = await as(
-      'session-lee',
-      'POST',
-      `/api/approvals/${pending.trackingId}/decision`,
-      { type: 'approve' },
-      { 'if-match': etag },
-    );
-    assert.equal(approved.status, 200, JSON.stringify(approved.body));
 
-    const finished = await until('the run to finish', async () => {
-      const run = (await as('session-sam', 'GET', `/api/runs/${runId}`)).body as RunState;
-      return run.status === 'completed' ? run : undefined;
-    });
+    // Lee approves in the inbox, signed in by the service's own login: the test drives the browser.
+    console.log(
+      JSON.stringify({ login: `${origin}/login`, inbox: `${base}/`, trackingId: pending.trackingId }),
+    );
+    const finished = await until(
+      'the run to finish',
+      async () => {
+        const run = (await as(sam, 'GET', `/api/runs/${runId}`)).body as RunState;
+        return run.status === 'completed' ? run : undefined;
+      },
+      3_000,
+    );
     assert.equal(finished.output, 'Refunded $40 on A-1042.');
     assert.deepEqual(executed, [{ order: 'A-1042', amount: 40 }]);
     const settled = finished.approvals[0] as ApprovalView;
     assert.deepEqual(settled.outcome?.by, ['lee@example.com']);
+    assert.deepEqual(
+      settled.approvals.map((signoff) => [signoff.approver, signoff.channel]),
+      [['lee@example.com', 'inbox']],
+    );
 
     // The run's history replays against the installed workflow code, and fails against a changed one.
     const history = await temporal.client.workflow.getHandle(runId).fetchHistory();
@@ -114,10 +138,14 @@ try {
       throwOnFailure: false,
     });
     assert.equal(altered!.ok, false, 'a changed workflow must fail the replay');
-    console.log(JSON.stringify({ adopted: true, runId, executed, replay: 'ok', altered: 'failed' }));
+    console.log(
+      JSON.stringify({ adopted: true, runId, executed, replay: 'ok', altered: 'failed', hostRequests }),
+    );
   });
 } finally {
   server.close();
+  // The inbox's event stream stays open as long as its page does.
+  server.closeAllConnections();
   await model.close();
   await temporal.teardown();
 }
