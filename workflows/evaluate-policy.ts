@@ -141,10 +141,14 @@ function runValue(
   return totals.sum(condition.runTotal) + numberAt(args, condition.runTotal);
 }
 
-/** A call's numeric argument at `path`, for running totals: anything else adds nothing. */
+/**
+ * A call's numeric argument at `path`, for running totals: absent adds nothing; present and not a
+ * finite number (a schema that lets `"5000"` through) counts as past every bound, never as zero.
+ */
 export function numberAt(args: JsonObject, path: string): number {
   const value = lookup(args, path);
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+  if (value === undefined || value === null) return 0;
+  return typeof value === 'number' && Number.isFinite(value) ? value : Number.MAX_VALUE;
 }
 
 export function evaluateCondition(

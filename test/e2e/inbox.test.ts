@@ -6,6 +6,7 @@ import { call, calls, say } from '../support/fake-model.js';
 import { toolRuns, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { pool } from '../faults/support/pool.js';
+import { waitFor } from '../support/wait-for.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -271,11 +272,20 @@ test('the runs page filters by status', async () => {
   await page.getByRole('heading', { name: 'Runs' }).waitFor();
   const statuses = () => page.locator('tbody tr td:nth-child(3)').allTextContents();
 
+  // The unfiltered page may show the waiting run already: wait for the filtered page itself, whose
+  // rows all have the one status (a filter that did nothing never gets there).
+  const onlyStatus = (status: string) =>
+    waitFor(async () => {
+      const shown = await statuses();
+      return shown.length > 0 && shown.every((s) => s === status) ? true : undefined;
+    }, `a runs page of ${status} runs only`);
   await page.getByLabel('Status').selectOption('waiting');
+  await onlyStatus('waiting');
   await page.getByRole('link', { name: waiting }).waitFor();
   assert.deepEqual([...new Set(await statuses())], ['waiting']);
 
   await page.getByLabel('Status').selectOption('completed');
+  await onlyStatus('completed');
   await page.getByRole('link', { name: waiting }).waitFor({ state: 'detached' });
   const shown = await statuses();
   assert.ok(shown.length > 0);

@@ -100,6 +100,24 @@ describe('policy evaluation (pure workflow code)', () => {
     assert.throws(() => tool({ when: { approve: { requiredApprovals: 0 } } }));
   });
 
+  it('adds this call to the run so far; a value that is not a number counts past every bound', () => {
+    const limited = tool({
+      when: { if: { runTotal: 'amount', op: 'gt', value: 1000 }, then: 'approve', else: 'auto' },
+    });
+    const so = (sum: number, count = 1) => ({ sum: () => sum, count: () => count });
+    assert.equal(verdictOf(limited, { amount: 400 }, so(600)), 'auto');
+    const over = evaluatePolicy(limited, { amount: 401 }, so(600));
+    assert.equal(over.verdict, 'approve');
+    assert.match(over.because, /the run's total of amount \(1001 with this call\) > 1000/);
+    assert.equal(verdictOf(limited, { amount: '5' }, so(0)), 'approve');
+    assert.equal(verdictOf(limited, {}, so(0)), 'auto');
+    const counted = tool({
+      when: { if: { runCount: true, op: 'gte', value: 3 }, then: 'deny', else: 'auto' },
+    });
+    assert.equal(verdictOf(counted, { amount: 1 }, so(0, 1)), 'auto');
+    assert.equal(verdictOf(counted, { amount: 1 }, so(0, 2)), 'deny');
+  });
+
   it('diffs arguments as JSON pointers and validates against JSON Schema', () => {
     assert.deepEqual(diffJson({ a: 1, b: { 'c/d': [1, 2] } }, { a: 1, b: { 'c/d': [1, 3] }, e: 'x' }), [
       { path: '/b/c~1d/1', before: 2, after: 3 },
