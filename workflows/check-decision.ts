@@ -194,7 +194,7 @@ function judgeEdit(
   // Whoever proposed a call signs it only where its policy lets a requester approve their own, and
   // never where the policy locks fields: a reviewer who adds a step chose them all.
   const policy = policyOf(tool);
-  const ownSignoff = policy.allowSelfApproval && policy.editableFields === undefined;
+  const ownSignoff = policy.allowSelfApproval && locksNoField(tool, policy.editableFields);
   const notBy = proposer !== undefined && !ownSignoff ? { notBy: [proposer] } : {};
   return {
     ok: true,
@@ -307,6 +307,13 @@ function checkPlanEdit(
     diff: diffJson(record.view.plan, steps),
     ...(stricter ? { raised: stricter } : {}),
   };
+}
+
+/** Whether `editableFields` leaves every top-level argument of the tool editable (or is absent). */
+function locksNoField(tool: ToolSpec, editable: string[] | undefined): boolean {
+  if (editable === undefined) return true;
+  const properties = (tool.parameters as { properties?: Record<string, unknown> }).properties ?? {};
+  return Object.keys(properties).every((field) => editable.includes(field));
 }
 
 /**
