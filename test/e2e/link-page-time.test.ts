@@ -2,17 +2,13 @@
 // server writes it in UTC with the zone named; the page's one script, allowed by its hash in the
 // page's Content-Security-Policy, rewrites it in the browser's zone (here Tokyo's).
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { simpleParser } from 'mailparser';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
-import { waitFor } from '../support/wait-for.js';
-import { linkIn } from '../email/mailbox.js';
+import { linkIn, outboxMail } from '../email/mailbox.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -34,16 +30,7 @@ test("the confirmation page shows the deadline in the reader's own time zone", a
     say('ok'),
   );
   const [pending] = await stack.waitForPending(runId);
-  const outbox = path.join(stack.dataDir, 'outbox');
-  const file = await waitFor(
-    async () =>
-      readdirSync(outbox, { withFileTypes: true }).find(
-        // Written aside, then renamed: a `.partial` file is a message still being written.
-        (f) => f.name.endsWith('.eml') && f.name.includes(pending!.trackingId) && f.name.includes('alice'),
-      )?.name,
-    "alice's email",
-  );
-  const mail = await simpleParser(readFileSync(path.join(outbox, file)));
+  const mail = await outboxMail(stack.dataDir, pending!.trackingId, 'alice');
 
   const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-US' });
   const page = await context.newPage();

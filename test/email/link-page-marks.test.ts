@@ -1,17 +1,13 @@
 // Issue 39, item 9: the page an email link opens, where the approver clicks Approve, marks
 // bidirectional controls and invisible characters as the email, the inbox and the CLI do.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { simpleParser } from 'mailparser';
 import { confirmPage, messagePage, secretLinkPage } from '../../api/link-pages.js';
 import type { ApprovalView } from '../../protocol/index.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
-import { waitFor } from '../support/wait-for.js';
-import { linkIn } from './mailbox.js';
+import { linkIn, outboxMail } from './mailbox.js';
 
 /** Each control as it arrives, and as it must be shown: its JSON escape, seen and never obeyed. */
 const CONTROLS = {
@@ -115,16 +111,7 @@ test('the page a mailed Approve link opens marks the controls in the arguments',
     say('ok'),
   );
   const [pending] = await stack.waitForPending(runId);
-  const outbox = path.join(stack.dataDir, 'outbox');
-  const file = await waitFor(
-    async () =>
-      readdirSync(outbox, { withFileTypes: true }).find(
-        // Finished mail only: a message is written aside (`.partial`) and then renamed.
-        (f) => f.name.endsWith('.eml') && f.name.includes(pending!.trackingId) && f.name.includes('alice'),
-      )?.name,
-    "alice's email",
-  );
-  const mail = await simpleParser(readFileSync(path.join(outbox, file)));
+  const mail = await outboxMail(stack.dataDir, pending!.trackingId, 'alice');
   const page = await fetch(linkIn(mail, 'Approve'));
   assert.equal(page.status, 200);
   const html = await page.text();

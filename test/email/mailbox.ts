@@ -1,7 +1,10 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { waitFor } from '../support/wait-for.js';
 
 /** A real SMTP server for tests: every message it receives, parsed. */
 export interface Mailbox {
@@ -77,4 +80,22 @@ export function answerLinkIn(mail: ParsedMail, label: string): string {
   const match = new RegExp(`^${escaped}:\\n {2}(\\S+)$`, 'm').exec(mail.text ?? '');
   if (!match) throw new Error(`no "${label}" link in mail: ${mail.text}`);
   return match[1]!;
+}
+
+/**
+ * The mail for `trackingId` to `recipient` in a data directory's outbox, once it is finished: a
+ * message is written aside (`.partial`) and then renamed, so a half-written one is never read.
+ */
+export async function outboxMail(
+  dataDir: string,
+  trackingId: string,
+  recipient: string,
+): Promise<ParsedMail> {
+  const outbox = path.join(dataDir, 'outbox');
+  const file = await waitFor(
+    async () =>
+      readdirSync(outbox).find((f) => f.endsWith('.eml') && f.includes(trackingId) && f.includes(recipient)),
+    `${recipient}'s email`,
+  );
+  return simpleParser(readFileSync(path.join(outbox, file)));
 }
