@@ -117,9 +117,18 @@ async function openPayment(input: string, args: Record<string, unknown>) {
 }
 
 /** The box of an element, asserted to lie wholly inside the first viewport. */
+// A live event re-renders the view, and an element measured as it is replaced has no box: measure the
+// one shown now. One never shown times out in the wait.
+async function shownBox(locator: Locator) {
+  for (;;) {
+    await locator.waitFor({ state: 'visible' });
+    const box = await locator.boundingBox();
+    if (box) return box;
+  }
+}
+
 async function inFirstScreen(locator: Locator, what: string) {
-  const box = await locator.boundingBox();
-  assert.ok(box, `${what} is not shown`);
+  const box = await shownBox(locator);
   assert.ok(
     box.x >= 0 && box.y >= 0 && box.x + box.width <= VIEWPORT.width && box.y + box.height <= VIEWPORT.height,
     `${what} is outside the first ${VIEWPORT.width}×${VIEWPORT.height} screen: ${JSON.stringify(box)}`,
@@ -218,9 +227,9 @@ test('an invalid value is marked invalid in the diff, and the message sits above
   await approve.click();
   const message = page.getByText('Some arguments are not valid');
   await message.waitFor();
-  const messageBox = (await message.boundingBox())!;
-  const approveBox = (await approve.boundingBox())!;
-  const rejectBox = (await page.getByRole('button', { name: 'Reject', exact: true }).boundingBox())!;
+  const messageBox = await shownBox(message);
+  const approveBox = await shownBox(approve);
+  const rejectBox = await shownBox(page.getByRole('button', { name: 'Reject', exact: true }));
   assert.ok(
     messageBox.y + messageBox.height <= approveBox.y,
     `the message is not above Approve: ${JSON.stringify({ messageBox, approveBox })}`,
@@ -262,9 +271,9 @@ test('after an edit: the header, the Decided list and the run view show the edit
   const audit = page.locator('section[aria-label="Audit trail"]');
   await audit.locator('li', { hasText: 'approval.decided' }).first().waitFor();
   assert.equal(await page.evaluate('window.scrollY'), 0);
-  const auditBox = (await audit.boundingBox())!;
+  const auditBox = await shownBox(audit);
   assert.ok(!overlaps(toastBox, auditBox), 'the toast covers the audit trail');
-  const mainBox = (await page.locator('main').boundingBox())!;
+  const mainBox = await shownBox(page.locator('main'));
   assert.ok(!overlaps(toastBox, mainBox), 'the toast covers the page');
 
   await stack.result(runId);
@@ -381,7 +390,7 @@ test('a bidirectional override in the run input is marked, not obeyed', async ()
     `the override is still in the text: ${JSON.stringify(shown)}`,
   );
   // Seen: the mark takes room on the screen.
-  const box = (await mark.boundingBox())!;
+  const box = await shownBox(mark);
   assert.ok(box.width > 0 && box.height > 0);
 
   // The run view's task too.
