@@ -27,6 +27,7 @@ export default tseslint.config(
             {
               group: [
                 '../activities/*',
+                '../content-store/*',
                 '../api/*',
                 '../worker/*',
                 '../secrets/*',

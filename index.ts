@@ -1,10 +1,17 @@
 /**
  * Countersign: LLM agents whose sensitive tool calls wait, durably on Temporal, for a human to
- * approve, edit, reject or answer them. Define tools and agents, run a worker, mount the API in your
- * own express app, and decide from the inbox, REST, email links or the terminal.
+ * approve, edit, reject or answer them.
  *
- * Code that runs inside Temporal workflows imports `countersign/workflow` instead: it pulls in no
- * Node module. Test helpers are in `countersign/testing`.
+ * The package is split by role, as Temporal's SDK is:
+ * - `countersign` (this module): defining tools and agents, the protocol's types and schemas, and
+ *   what every process shares (Temporal settings, payload encryption, secret sealing, the content
+ *   store, the link-signing secret). It loads no Temporal worker.
+ * - `countersign/worker`: the worker that runs agents (needs `@temporalio/worker`).
+ * - `countersign/client`: starting runs and deciding from your own code.
+ * - `countersign/api`: the REST API and the inbox, as an express router.
+ * - `countersign/workflow`: what code inside a Temporal workflow may import.
+ * - `countersign/testing`: the scripted model, test Temporal and history replay.
+ * - `countersign/dev`: the local Temporal dev server and model server the demo runs on.
  *
  * @packageDocumentation
  */
@@ -17,45 +24,79 @@ export {
   type ToolContext,
   type AgentDefinition,
 } from './define/index.js';
+export { CountersignError, API_ERROR_CODES, ApiErrorCode } from './errors/index.js';
 export {
-  createWorker,
-  bundleWorkflows,
-  FAILURE_CONVERTER_PATH,
-  WORKFLOWS_PATH,
-  type CreateWorkerOptions,
-  type ModelSettings,
-  type Notifier,
-  fileContentStore,
-  s3ContentStore,
-  type S3ContentStoreOptions,
-  type ContentStore,
-} from './worker/index.js';
+  AgentSpec,
+  type AgentSpecInput,
+  ToolSpec,
+  ApprovalKind,
+  ApprovalOutcome,
+  ApprovalTicket,
+  ApprovalView,
+  ArgChange,
+  Requirement,
+  Signoff,
+  UnknownAttempt,
+  ApproverConfig,
+  ApproverIdentity,
+  ApproversFile,
+  Approver,
+  Channel,
+  Decision,
+  DecisionOutcome,
+  DecisionSignal,
+  FieldError,
+  PlanStep,
+  RefusalCode,
+  SignalDecision,
+  RunEvent,
+  RunEventType,
+  JsonObject,
+  JsonSchema,
+  JsonValue,
+  NAME_PATTERN,
+  Name,
+  ASK_HUMAN_TOOL,
+  ApprovalPolicy,
+  type ApprovalPolicyInput,
+  ApprovalTier,
+  ComparisonOp,
+  Condition,
+  DecisionType,
+  PolicyRule,
+  RunCountCondition,
+  RunTotalCondition,
+  TimeoutAction,
+  TotalOp,
+  Verdict,
+  CancelRequest,
+  RunControl,
+  RunInput,
+  RunOutput,
+  RunState,
+  RunSummary,
+  RunUnreadable,
+  StartRunRequest,
+  ToolCall,
+  TranscriptMessage,
+  DEFAULT_MODEL,
+  DEFAULT_TASK_QUEUE,
+  SEARCH_ATTRIBUTES,
+  SecretRequest,
+  SecretSpec,
+  type SecretSpecInput,
+  ApprovalStatus,
+  RunStatus,
+  isRunId,
+  parseTrackingId,
+  trackingIdFor,
+} from './protocol/index.js';
 export {
-  startRun,
-  sendDecision,
-  supplySecret,
-  type SecretSupply,
-  cancelRun,
-  pauseRun,
-  resumeRun,
-  listPendingApprovals,
-  getRunState,
-  getRunEvents,
-  getFinalState,
-  getDecisionOutcome,
-  registerSearchAttributes,
-  UnknownApprovalError,
-  type StartRunOptions,
-  type PendingApprovalFilter,
-} from './client/index.js';
-export {
-  countersignRouter,
-  createApi,
-  type CountersignApiOptions,
-  type Authenticate,
-  type FindApprover,
-} from './api/create-api.js';
-export { servingGate, type ServingGate, type ServingGateOptions } from './api/serving-gate.js';
+  loadTemporalConfig,
+  connectionOptions,
+  type TemporalConfig,
+  type TlsSettings,
+} from './temporal/config.js';
 export {
   aesGcmCodec,
   ENCRYPTED_ENCODING,
@@ -71,19 +112,6 @@ export {
   type SecretBinding,
   type SecretSealer,
 } from './secrets/sealer.js';
-export { createNotifier, type NotifierOptions, type CountersignNotifier } from './notify/notifier.js';
-export { createMailTransport, type MailTransport, type MailMessage } from './notify/transport.js';
+export { fileContentStore, type ContentStore } from './content-store/content-store.js';
+export { s3ContentStore, type S3ContentStoreOptions } from './content-store/s3-content-store.js';
 export { loadSigningSecret } from './notify/signing-secret.js';
-export {
-  loadTemporalConfig,
-  connectionOptions,
-  type TemporalConfig,
-  type TlsSettings,
-} from './temporal/config.js';
-export {
-  writeInstanceFile,
-  removeInstanceFile,
-  readInstanceFile,
-  type InstanceFile,
-} from './cli/instance-file.js';
-export * from './protocol/index.js';

@@ -25,4 +25,5 @@ export {
   approvalQuery,
   decisionOutcomeQuery,
   eventsQuery,
+  editPreviewQuery,
 } from './workflows/definitions.js';

@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { whileHeartbeating } from './keep-alive.js';
 import type { ModelCallInput, ModelInput, ModelReply } from '../workflows/activity-types.js';
 import { modelInputQuery } from '../workflows/definitions.js';
-import type { ContentStore } from './content-store.js';
+import type { ContentStore } from '../content-store/content-store.js';
 import { storedOutputOf } from '../protocol/stored-output.js';
 import { queryRun } from '../client/query-run.js';
 
@@ -13,7 +13,7 @@ import { queryRun } from '../client/query-run.js';
  *
  * @example
  * ```ts
- * import { createWorker, type ModelSettings } from 'countersign';
+ * import { createWorker, type ModelSettings } from 'countersign/worker';
  *
  * // A local OpenAI-compatible server, for every agent whatever model it names.
  * const model: ModelSettings = { baseUrl: 'http://localhost:11434/v1', name: 'llama3.1', timeoutMs: 60_000 };

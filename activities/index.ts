@@ -4,7 +4,7 @@ import type { CountersignActivities } from '../workflows/activity-types.js';
 import { createCallModel, type ModelSettings } from './call-model.js';
 import type { Notifier } from './notifier.js';
 import { createRequestApproval } from './request-approval.js';
-import type { ContentStore } from './content-store.js';
+import type { ContentStore } from '../content-store/content-store.js';
 import { createRunTool } from './run-tool.js';
 import type { SecretSealer } from '../secrets/sealer.js';
 

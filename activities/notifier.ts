@@ -12,7 +12,7 @@ import type { ApprovalView } from '../protocol/index.js';
  *
  * @example
  * ```ts
- * import { createWorker, type Notifier } from 'countersign';
+ * import { createWorker, type Notifier } from 'countersign/worker';
  *
  * const slack: Notifier = {
  *   async notify(approval, { sent, onSent }) {

@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ContentStore } from './content-store.js';
+import type { ContentStore } from '../content-store/content-store.js';
 import { whileHeartbeating } from './keep-alive.js';
 import { OutcomeUnknownError, type AgentDefinition, type ToolDefinition } from '../define/index.js';
 import type { JsonValue, UnknownAttempt } from '../protocol/index.js';

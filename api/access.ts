@@ -1,6 +1,6 @@
 /**
  * Who may read a run and who may cancel it: one rule for every route, list and event stream of the
- * API (the README's Security section states it for every channel).
+ * API (docs/security.md states it for every channel).
  *
  * A caller may read a run (see it in lists, read its state, transcript, approvals and events) and
  * cancel it when they
@@ -15,55 +15,15 @@
  */
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { AgentDefinition } from '../define/index.js';
-import {
-  ApprovalPolicy,
-  SEARCH_ATTRIBUTES,
-  type Approver,
-  type PolicyRule,
-  type TimeoutAction,
-} from '../protocol/index.js';
+import { agentRoles } from '../protocol/decision-rules.js';
+import { SEARCH_ATTRIBUTES, type Approver } from '../protocol/index.js';
 import { searchAttributeKeys } from '../workflows/search-attributes.js';
 import type { ApiOptions } from './context.js';
-import type { RunAccess } from './run-access.js';
+import type { RunAccess } from './runs/run-access.js';
 import { HttpError } from './errors.js';
-import { describeRun } from './run-reads.js';
+import { describeRun } from './runs/run-reads.js';
 
 export const ADMIN_ROLE = 'admin';
-
-/** The policy of a tool that has none: a human with the default roles decides. */
-const DEFAULT_POLICY = ApprovalPolicy.parse({});
-
-/** Every role a policy may ask to decide: each `approve` outcome's roles and its escalation's. */
-export function policyRoles(policy: ApprovalPolicy): Set<string> {
-  const roles = new Set<string>();
-  const escalation = (action: TimeoutAction) => {
-    if (action.action === 'escalate') for (const role of action.approvers) roles.add(role);
-  };
-  const walk = (rule: PolicyRule) => {
-    if (rule === 'approve') {
-      for (const role of policy.approvers) roles.add(role);
-      escalation(policy.onTimeout);
-    } else if (typeof rule === 'object' && 'approve' in rule) {
-      for (const role of rule.approve.approvers ?? policy.approvers) roles.add(role);
-      escalation(rule.approve.onTimeout ?? policy.onTimeout);
-    } else if (typeof rule === 'object') {
-      walk(rule.then);
-      walk(rule.else);
-    }
-  };
-  walk(policy.when);
-  return roles;
-}
-
-/** Every role that may decide one of an agent's calls, its plans or its questions. */
-export function agentRoles(agent: AgentDefinition): Set<string> {
-  const roles = new Set<string>();
-  const add = (policy: ApprovalPolicy) => policyRoles(policy).forEach((role) => roles.add(role));
-  for (const tool of agent.tools) if (!tool.safe) add(tool.approval ?? DEFAULT_POLICY);
-  // ask_human questions go to the default policy's roles.
-  if (agent.askHuman) add(DEFAULT_POLICY);
-  return roles;
-}
 
 /** A string literal of a Temporal list query. Approver ids and roles never hold `\` or controls. */
 function literal(value: string): string {

@@ -3,10 +3,10 @@ import { secretSealer, type SecretSealer } from '../secrets/sealer.js';
 import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import type { Request } from 'express';
-import type { ContentStore } from '../activities/content-store.js';
+import type { ContentStore } from '../content-store/content-store.js';
 import { checkedHooks } from './identity.js';
-import { WORKER_WAIT_MS } from './worker-wait.js';
-import type { EventStreamLimits } from './stream-slots.js';
+import { WORKER_WAIT_MS } from './runs/worker-wait.js';
+import type { EventStreamLimits } from './live/stream-slots.js';
 import type { AgentDefinition } from '../define/index.js';
 import {
   DEFAULT_MODEL,
@@ -39,7 +39,7 @@ export type Authenticate = (
  *
  * @example
  * ```ts
- * import type { FindApprover } from 'countersign';
+ * import type { FindApprover } from 'countersign/api';
  *
  * const findApprover: FindApprover = async (id) => {
  *   const user = await directory.byEmail(id);
@@ -58,7 +58,8 @@ export type FindApprover = (
  * @example
  * ```ts
  * import { readFile } from 'node:fs/promises';
- * import { ApproversFile, countersignRouter, type CountersignApiOptions } from 'countersign';
+ * import { ApproversFile } from 'countersign';
+ * import { countersignRouter, type CountersignApiOptions } from 'countersign/api';
  *
  * const options: CountersignApiOptions = {
  *   client,
@@ -124,7 +125,8 @@ export interface CountersignApiOptions {
    *
    * @example
    * ```ts
-   * import { countersignRouter, fileContentStore } from 'countersign';
+   * import { countersignRouter } from 'countersign/api';
+   * import { fileContentStore } from 'countersign';
    *
    * // The very store the workers were given.
    * const contentStore = fileContentStore('/var/lib/countersign/content');
@@ -145,7 +147,8 @@ export interface CountersignApiOptions {
    * @example
    * ```ts
    * import { Client } from '@temporalio/client';
-   * import { aesGcmCodec, countersignRouter, loadPayloadKeys } from 'countersign';
+   * import { aesGcmCodec, loadPayloadKeys } from 'countersign';
+   * import { countersignRouter } from 'countersign/api';
    *
    * const payloadCodec = aesGcmCodec(loadPayloadKeys(process.env)!);
    * const client = new Client({ connection, dataConverter: { payloadCodecs: [payloadCodec] } });

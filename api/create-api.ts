@@ -6,7 +6,7 @@ import { resolveApiOptions, type CountersignApiOptions } from './context.js';
 import { refuseCrossSite } from './cross-site.js';
 import { documentedMethods } from './documented-methods.js';
 import { errorHandler, notFound } from './errors.js';
-import { RunEventFeed } from './event-feed.js';
+import { RunEventFeed } from './live/event-feed.js';
 import { limitJsonDepth } from './json-depth.js';
 import { openApiDocument } from './openapi.js';
 import { requireJsonBody } from './require-json.js';
@@ -16,8 +16,9 @@ import { codecRouter } from './routes/codec.js';
 import { linksRouter } from './routes/links.js';
 import { runsRouter } from './routes/runs.js';
 import type { Me } from './schemas.js';
-import { allEventsStream } from './sse.js';
-import { limitEventStreams } from './stream-slots.js';
+import { allEventsStream } from './live/sse.js';
+import { limitEventStreams } from './live/stream-slots.js';
+import { jsonSchemaModules } from './vendor-modules.js';
 
 export type { CountersignApiOptions, Authenticate, FindApprover } from './context.js';
 
@@ -94,6 +95,7 @@ export function countersignRouter(options: CountersignApiOptions): Router {
     if (pathname!.endsWith('/')) return next();
     res.redirect(308, `${pathname}/${query !== undefined ? `?${query}` : ''}`);
   });
+  router.use('/vendor/json-schema', jsonSchemaModules());
   router.use(
     express.static(path.resolve(WEB_ROOT), {
       index: 'index.html',

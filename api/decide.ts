@@ -14,9 +14,17 @@ import {
 } from '../protocol/index.js';
 import type { SecretSealer } from '../secrets/sealer.js';
 import { publicApprover } from './auth.js';
+import {
+  channelRefusal,
+  decisionTypeRefusal,
+  roleRefusal,
+  settledRefusal,
+  staleRevisionRefusal,
+  unnamedRevisionRefusal,
+} from '../protocol/decision-rules.js';
 import { checkDecision } from './edit-validation.js';
 import { HttpError } from './errors.js';
-import { onRun, readApproval, readPendingFromMemo } from './run-reads.js';
+import { onRun, readApproval, readPendingFromMemo } from './runs/run-reads.js';
 
 export const REFUSAL_STATUS: Record<RefusalCode, number> = {
   unknown_approval: 404,
@@ -78,15 +86,6 @@ function reusedKey(outcome: DecisionOutcome, fingerprint: string): void {
       extra: { trackingId: outcome.trackingId },
     });
   }
-}
-
-/** A decision on a proposal that has changed since: 412, with the current proposal to show. */
-export function staleRevision(approval: ApprovalView, revision: number): HttpError {
-  return new HttpError(
-    412,
-    `the proposal changed since you saw it (you saw revision ${revision}; it is now revision ${approval.revision})`,
-    { code: 'stale_revision', extra: { current: approval } },
-  );
 }
 
 /** The applied outcome, or null when the workflow has not taken the decision within the wait. */
@@ -151,22 +150,19 @@ export async function decide(
     });
   if (!approval) throw unknownApproval(request.trackingId);
   // A link never decides a secret, not even "nobody supplies it": the inbox or the CLI does.
-  if (request.channel === 'email' && approval.kind === 'secret') {
-    throw new HttpError(403, 'a secret is never supplied, nor refused, through an email link', {
-      code: 'decision_not_allowed',
-      secretApproval: approval,
-    });
-  }
+  const closed = channelRefusal(approval.kind, request.channel, request.linkNonce !== undefined);
+  if (closed) throw new HttpError(403, closed.reason, { code: closed.code, secretApproval: approval });
   // A retry may be the request that settled it, its answer lost on the way back (the API restarted,
   // the outcome read failed): sent again, the workflow answers with that first outcome, or refuses.
-  if (approval.status !== 'pending' && !request.idempotent) {
+  if (settledRefusal(approval) && !request.idempotent) {
     throw new HttpError(409, `approval ${request.trackingId} is already ${approval.status}`, {
       code: 'already_settled',
       extra: { status: approval.status },
     });
   }
   // A stale revision is refused by the workflow, which records the refusal in the audit trail.
-  if (!request.approver.roles.some((role) => approval.approvers.includes(role))) {
+  // Where the API words a rule's refusal its own way, it names the tool or the header to send.
+  if (roleRefusal(approval, request.approver.roles)) {
     throw new HttpError(
       403,
       `deciding ${approval.tool} needs one of the roles ${approval.approvers.join(', ')}`,
@@ -175,16 +171,9 @@ export async function decide(
       },
     );
   }
-  if (!approval.allowedDecisions.includes(request.decision.type)) {
-    throw new HttpError(
-      400,
-      `${request.decision.type} is not allowed here; allowed: ${approval.allowedDecisions.join(', ')}`,
-      {
-        code: 'decision_not_allowed',
-      },
-    );
-  }
-  if (request.revision === undefined) {
+  const notAllowed = decisionTypeRefusal(approval, request.decision.type);
+  if (notAllowed) throw new HttpError(400, notAllowed.reason, { code: notAllowed.code });
+  if (unnamedRevisionRefusal(request.revision, true)) {
     throw new HttpError(428, 'a decision must name the revision it was made on (If-Match: "<revision>")', {
       code: 'revision_required',
       extra: { current: approval },
@@ -214,7 +203,8 @@ export async function decide(
       // Changed between the API's read and the workflow's check: show the approver the new one.
       if (outcome && !outcome.accepted && outcome.code === 'stale_revision') {
         const current = await readApproval(client, parsed.runId, request.trackingId).catch(() => null);
-        if (current) throw staleRevision(current, request.revision!);
+        const stale = current && staleRevisionRefusal(current, request.revision);
+        if (stale) throw new HttpError(412, stale.reason, { code: stale.code, extra: { current } });
       }
       return { outcome, approval };
     });

@@ -1,20 +1,17 @@
 import { z } from 'zod';
 import type { AgentDefinition, ToolDefinition } from '../define/index.js';
 import {
-  toPointer,
-  type ApprovalView,
-  type Decision,
-  type FieldError,
-  type JsonValue,
-  mayAddToPlan,
-} from '../protocol/index.js';
+  addedStepErrors,
+  lockedFieldErrors,
+  omittedLockedFields,
+  takesSecret,
+} from '../protocol/decision-rules.js';
+import type { ApprovalView, Decision, FieldError } from '../protocol/index.js';
 import { fieldErrors } from './errors.js';
 
 function toolOf(agents: AgentDefinition[], agent: string, tool: string): ToolDefinition | undefined {
   return agents.find((a) => a.name === agent)?.tools.find((t) => t.name === tool);
 }
-
-const same = (a: JsonValue | undefined, b: JsonValue | undefined) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * Checks a decision's arguments, plan or result with the tools' own zod schemas before any signal,
@@ -36,13 +33,8 @@ export function checkDecision(
           return [
             { path: `/plan/${i}/tool`, message: `${step.tool} is not a tool of agent ${approval.agent}` },
           ];
-        if (step.toolCallId === undefined && !mayAddToPlan(tool))
-          return [
-            {
-              path: `/plan/${i}/tool`,
-              message: `${step.tool} calls may not be added to a plan: its policy allows no edit`,
-            },
-          ];
+        const added = addedStepErrors(step, tool, i);
+        if (added.length > 0) return added;
         const result = tool.parameters.safeParse(step.args);
         return result.success ? [] : fieldErrors(result.error, ['plan', i, 'args']);
       });
@@ -51,32 +43,21 @@ export function checkDecision(
     if (!decision.args) return [{ path: '/args', message: 'an edit sends the new arguments' }];
     const tool = toolOf(agents, approval.agent, approval.tool);
     if (!tool) return [];
-    const errors: FieldError[] = [];
-    if (approval.editableFields) {
-      // An edit sends the whole arguments: fields left out are not "unchanged", they are removed.
-      const left = Object.keys(approval.args).filter(
-        (key) => !approval.editableFields!.includes(key) && !(key in decision.args!),
-      );
-      if (left.length > 0)
-        return [
-          {
-            path: '/args',
-            message: `an edit sends the whole arguments, as proposed with your changes; missing: ${left.join(', ')}`,
-          },
-        ];
-      const keys = new Set([...Object.keys(approval.args), ...Object.keys(decision.args)]);
-      for (const key of keys) {
-        if (!approval.editableFields.includes(key) && !same(approval.args[key], decision.args[key])) {
-          errors.push({ path: toPointer(['args', key]), message: `${key} may not be edited` });
-        }
-      }
-    }
+    const left = omittedLockedFields(approval.editableFields, approval.args, decision.args);
+    if (left.length > 0)
+      return [
+        {
+          path: '/args',
+          message: `an edit sends the whole arguments, as proposed with your changes; missing: ${left.join(', ')}`,
+        },
+      ];
+    const errors = lockedFieldErrors(approval.editableFields, approval.args, decision.args, ['args']);
     const result = tool.parameters.safeParse(decision.args);
     if (!result.success) errors.push(...fieldErrors(result.error, ['args']));
     return errors;
   }
   // A secret goes only where one is asked for, and only as a secret: never as a plain result.
-  if (decision.type === 'respond' && approval.kind === 'secret') {
+  if (decision.type === 'respond' && takesSecret(approval.kind)) {
     return decision.secret === undefined
       ? [{ path: '/secret', message: 'a secret is supplied in secret, never in result' }]
       : [];

@@ -8,15 +8,18 @@ import {
   type FieldError,
 } from '../protocol/index.js';
 import { grpcStatus } from '../client/grpc-status.js';
+import { ApiErrorCode } from '../errors/api-error-codes.js';
+import { HttpError } from '../errors/http-error.js';
 
 /**
- * The one error shape of the API: `{ error: { message, code?, fields? } }`, and what some errors add.
- * Every field an error carries is declared here, so the OpenAPI document says it.
+ * The one error shape of the API: `{ error: { message, code, fields? } }`, and what some errors add.
+ * Every field an error carries is declared here, so the OpenAPI document says it; `code` is one of
+ * the closed list `API_ERROR_CODES`.
  */
 export const ErrorBody = z.strictObject({
   error: z.strictObject({
     message: z.string(),
-    code: z.string().optional(),
+    code: ApiErrorCode,
     /** Each problem at a JSON Pointer into what was sent (`/args/amount`). */
     fields: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
     /** `already_settled`: the approval's status now. */
@@ -36,23 +39,7 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 /** What an error adds to its message, code and fields: only what `ErrorBody` declares. */
 export type ErrorExtra = Omit<ErrorBody['error'], 'message' | 'code' | 'fields'>;
 
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly details: {
-      code?: string;
-      fields?: FieldError[];
-      extra?: ErrorExtra;
-      /** An email link's secret approval: its page says where to supply the secret (never sent as JSON). */
-      secretApproval?: ApprovalView;
-      /** Seconds to wait before trying again: sent as Retry-After. */
-      retryAfter?: number;
-    } = {},
-  ) {
-    super(message);
-  }
-}
+export { HttpError };
 
 export function fieldErrors(error: z.ZodError, prefix: readonly PropertyKey[] = []): FieldError[] {
   return error.issues.map((issue) => ({

@@ -14,9 +14,10 @@ import {
   RunSummary,
   StartRunRequest,
 } from '../protocol/index.js';
+import { ApiErrorCode } from '../errors/api-error-codes.js';
 import { ErrorBody } from './errors.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
-import { GLOBAL_EVENT_ID, RUN_EVENT_ID } from './sse.js';
+import { GLOBAL_EVENT_ID, RUN_EVENT_ID } from './live/sse.js';
 import {
   AgentList,
   Me,
@@ -29,6 +30,8 @@ import {
   RunControlBody,
   DecisionApplied,
   DecisionSubmitted,
+  EditPreview,
+  EditPreviewRequest,
   OutputRef,
   RunCreated,
   RunDetail,
@@ -61,11 +64,14 @@ const COMPONENTS = {
   DecisionOutcome,
   DecisionApplied,
   DecisionSubmitted,
+  EditPreviewRequest,
+  EditPreview,
   AgentSpec,
   AgentList,
   Me,
   CodecPayloads,
   Error: ErrorBody,
+  ErrorCode: ApiErrorCode,
 } satisfies Record<string, z.ZodType>;
 
 type ComponentName = keyof typeof COMPONENTS;
@@ -183,13 +189,13 @@ const resumeAfter = (id: RegExp) => {
     },
   ];
 };
-/** Runs the caller may not read answer as runs that do not exist (see the README's Security). */
+/** Runs the caller may not read answer as runs that do not exist (see docs/security.md). */
 const unreadable = error('No such run, or none the caller may read.');
 const pageTokenRefused = error(
   'A `pageToken` this API did not return for this very list (`invalid_page_token`): start from the first page.',
 );
 const notJson = error('The body was not sent as JSON (`Content-Type: application/json`).');
-/** Every state-changing route refuses a browser's request made by another site's page (README: Security). */
+/** Every state-changing route refuses a browser's request made by another site's page (docs/security.md). */
 const CROSS_SITE =
   'A page of another site had the browser send it (`cross_site_request`): nothing was changed.';
 const channelHeader = (description: string) => ({
@@ -215,8 +221,9 @@ const tooManyStreams = {
 };
 
 /** POST /api/codec/encode and /decode: the remote codec protocol, one direction each. */
-const codec = (summary: string, answer: string, refused: string) => ({
+const codec = (operationId: string, summary: string, answer: string, refused: string) => ({
   post: {
+    operationId,
     summary,
     description:
       "The remote codec protocol of the Temporal Web UI and the `temporal` CLI (`--codec-endpoint <publicUrl>/api/codec`; `<publicUrl>/api/codec/{namespace}` works too). Bytes are base64, as proto3 JSON writes them. For the codec roles (`codecRoles`, `admin` by default). Browsers from `codecCorsOrigins` may call it with credentials; their preflight (`OPTIONS`) is answered 204, any other origin's 403 (`origin_not_allowed`).",
@@ -243,6 +250,7 @@ const codec = (summary: string, answer: string, refused: string) => ({
     },
   },
   options: {
+    operationId: `${operationId}Preflight`,
     summary: "A browser's CORS preflight",
     security: [],
     parameters: [
@@ -266,8 +274,9 @@ const codec = (summary: string, answer: string, refused: string) => ({
 });
 
 /** POST /pause and /resume: the same shape, another verb. */
-const runControl = (summary: string, accepted: string, conflict: string) => ({
+const runControl = (operationId: string, summary: string, accepted: string, conflict: string) => ({
   post: {
+    operationId,
     summary,
     parameters: [runId, channelHeader('Where the request comes from, for the audit trail.')],
     requestBody: { required: false, content: { 'application/json': { schema: ref('RunControlBody') } } },
@@ -298,6 +307,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
     paths: {
       '/api/runs': {
         post: {
+          operationId: 'startRun',
           summary: 'Start a run',
           requestBody: {
             required: true,
@@ -317,6 +327,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           },
         },
         get: {
+          operationId: 'listRuns',
           summary: 'List the runs the caller may read',
           parameters: queryParameters(RunListQuery),
           responses: {
@@ -329,6 +340,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       },
       '/api/runs/{runId}': {
         get: {
+          operationId: 'getRun',
           summary: 'Show a run: status, transcript, pending approvals, audit trail, output',
           parameters: [runId],
           responses: { '200': json('RunDetail', 'The run.'), '404': unreadable, ...common },
@@ -336,6 +348,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       },
       '/api/runs/{runId}/cancel': {
         post: {
+          operationId: 'cancelRun',
           summary:
             'Cancel a run; its pending approvals settle as cancelled, by the caller. Whoever may read a run may cancel it.',
           parameters: [runId, channelHeader('Where the cancellation comes from, for the audit trail.')],
@@ -350,17 +363,20 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
         },
       },
       '/api/runs/{runId}/pause': runControl(
+        'pauseRun',
         'Pause a run at its next step boundary (before its next model call or tool call; a running tool finishes). Its approvals stay decidable. Whoever may cancel a run may pause it.',
         'Pause requested.',
         'The run has ended, or is already paused.',
       ),
       '/api/runs/{runId}/resume': runControl(
+        'resumeRun',
         'Resume a paused run; `message` reaches the model as a user message before its next model call (a call already decided or automatic runs first). A run paused at its final answer answers again with the message, or finishes without one.',
         'Resume requested.',
         'The run has ended, or is not paused.',
       ),
       '/api/runs/{runId}/events': {
         get: {
+          operationId: 'streamRunEvents',
           summary: "A run's events as server-sent events (ids are RunEvent ids)",
           parameters: [runId, ...resumeAfter(RUN_EVENT_ID)],
           responses: {
@@ -375,6 +391,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       },
       '/api/runs/{runId}/outputs/{ref}': {
         get: {
+          operationId: 'getRunOutput',
           summary:
             'A tool output the workers kept in the content store, whole, as text. Whoever may read the run may read it, under a reference its own worker wrote (listed in the run `storedOutputs`), named by a tool message `{"$countersign":"stored-output","ref":…,"bytes":…}`. Text of that shape from anywhere else (a tool output, an answer a person gave) is only text.',
           parameters: [
@@ -394,6 +411,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       },
       '/api/events': {
         get: {
+          operationId: 'streamEvents',
           summary: 'The events of every run the caller may read, as server-sent events',
           parameters: resumeAfter(GLOBAL_EVENT_ID),
           responses: {
@@ -406,6 +424,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       },
       '/api/approvals': {
         get: {
+          operationId: 'listApprovals',
           summary: 'List approvals',
           parameters: queryParameters(ApprovalListQuery),
           responses: {
@@ -418,6 +437,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       },
       '/api/approvals/{trackingId}': {
         get: {
+          operationId: 'getApproval',
           summary: 'Show an approval with its decisions',
           parameters: [trackingId],
           responses: {
@@ -437,6 +457,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       },
       '/api/approvals/{trackingId}/decision': {
         post: {
+          operationId: 'decideApproval',
           summary: 'Decide an approval',
           parameters: [
             trackingId,
@@ -478,8 +499,32 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           },
         },
       },
+      '/api/approvals/{trackingId}/preview': {
+        post: {
+          operationId: 'previewEdit',
+          summary:
+            'What an edit would ask for were it sent now, judged by the run and changing nothing: the requirements with the tier the edited arguments (or plan) move into, and warnings for those no approver can meet',
+          parameters: [trackingId],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('EditPreviewRequest') } },
+          },
+          responses: {
+            '200': json('EditPreview', 'What the edit would ask for.'),
+            '400': error(
+              'Invalid body, edit not allowed, invalid arguments (field errors), or an edit the policy refuses (`policy_denied`).',
+            ),
+            '403': error(CROSS_SITE),
+            '404': error('No such approval, or none of a run the caller may read.'),
+            '409': error('Already settled.'),
+            '415': notJson,
+            ...common,
+          },
+        },
+      },
       '/api/approvals/{trackingId}/decisions/{requestId}': {
         get: {
+          operationId: 'getDecisionOutcome',
           summary: 'The outcome of a submitted decision',
           parameters: [trackingId, pathParam('requestId', 'From the 202 answer.')],
           responses: {
@@ -496,28 +541,33 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       },
       '/api/agents': {
         get: {
+          operationId: 'listAgents',
           summary: 'Agents, their tools, schemas and policies',
           responses: { '200': json('AgentList', 'Agents.'), ...common },
         },
       },
       '/api/codec/decode': codec(
+        'decodePayloads',
         "Decrypt payloads with the API's payload codec (payloads it did not encrypt come back as sent)",
         'The payloads, decoded.',
         'Invalid body, or a payload the codec refuses (`decode_failed`: a key it does not hold, altered data).',
       ),
       '/api/codec/encode': codec(
+        'encodePayloads',
         "Encrypt payloads with the API's payload codec, with its current key",
         'The payloads, encoded.',
         'Invalid body, or a payload the codec refuses (`encode_failed`).',
       ),
       '/api/me': {
         get: {
+          operationId: 'getMe',
           summary: 'The approver this token names',
           responses: { '200': json('Me', 'The caller.'), ...common },
         },
       },
       '/api/openapi.json': {
         get: {
+          operationId: 'getOpenApiDocument',
           summary: 'This document',
           security: [],
           responses: { '200': { description: 'OpenAPI 3.1.' } },

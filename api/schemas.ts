@@ -1,10 +1,13 @@
 import { z } from 'zod';
-import { CONTENT_REF } from '../activities/content-store.js';
+import { CONTENT_REF } from '../content-store/content-store.js';
 import {
   AgentSpec,
   ApproverConfig,
   ApprovalStatus,
   ApprovalView,
+  JsonObject,
+  PlanStep,
+  Requirement,
   DecisionOutcome,
   Name,
   RunEvent,
@@ -13,7 +16,7 @@ import {
   RunSummary,
   RunUnreadable,
 } from '../protocol/index.js';
-import { SAFE_VALUE } from './run-lists.js';
+import { SAFE_VALUE } from './runs/run-lists.js';
 
 /** Request and response shapes of the REST API beyond the protocol's own: one source for validation and OpenAPI. */
 
@@ -97,6 +100,23 @@ export const RunDetail = RunState.extend({
 export type RunDetail = z.output<typeof RunDetail>;
 export const ApprovalDetail = ApprovalView.extend({ decisions: z.array(RunEvent) });
 export type ApprovalDetail = z.output<typeof ApprovalDetail>;
+
+/** An edit to judge without sending it: the arguments of a call (or output under review), or a plan. */
+export const EditPreviewRequest = z.strictObject({
+  args: JsonObject.optional(),
+  plan: z.array(PlanStep).optional(),
+});
+export type EditPreviewRequest = z.output<typeof EditPreviewRequest>;
+/** What the edit would ask for were it sent now: the approval's requirements, with any its new tier adds. */
+export const EditPreview = z.strictObject({
+  requirements: z.array(Requirement).min(1),
+  /**
+   * Requirements no approver of the approvers file can meet, in words (too few hold the role and may
+   * sign). A warning: the edit may still be sent. Absent when the API has no approvers file.
+   */
+  warnings: z.array(z.string()).optional(),
+});
+export type EditPreview = z.output<typeof EditPreview>;
 
 export const DecisionApplied = z.strictObject({ outcome: DecisionOutcome });
 export type DecisionApplied = z.output<typeof DecisionApplied>;

@@ -10,7 +10,7 @@ import type { ErrorBody } from './errors.js';
  * @example
  * ```ts
  * import { createServer } from 'node:http';
- * import { createApi, servingGate } from 'countersign';
+ * import { createApi, servingGate } from 'countersign/api';
  *
  * const gate = servingGate();
  * const server = createServer(gate.listener).listen(3000);
@@ -75,7 +75,7 @@ const asksForStream = (req: IncomingMessage) => (req.headers.accept ?? '').inclu
  * @example
  * ```ts
  * import { createServer } from 'node:http';
- * import { createApi, servingGate } from 'countersign';
+ * import { createApi, servingGate } from 'countersign/api';
  *
  * const gate = servingGate();
  * const server = createServer(gate.listener).listen(3000);

@@ -10,7 +10,7 @@ import proto from '@temporalio/proto';
 import { z } from 'zod';
 import { startRun } from '../client/index.js';
 import { defineAgent, defineTool } from '../define/index.js';
-import { fileContentStore } from '../worker/index.js';
+import { fileContentStore } from '../content-store/content-store.js';
 import { call, calls, FakeModel, say } from '../test/support/fake-model.js';
 import { bytesPerTurn, eventBytes, historyChain } from '../test/support/history-chain.js';
 import { getTestTemporal } from '../test/support/temporal-server.js';

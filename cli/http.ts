@@ -1,16 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { CliError } from '../errors/cli-error.js';
 import { INSTANCE_FILE, readInstanceFile } from './instance-file.js';
 
-/** An error the CLI reports as one clear line (plus field errors) and a non-zero exit. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly details: string[] = [],
-  ) {
-    super(message);
-  }
-}
+export { CliError };
 
 export interface Connection {
   url: string;

@@ -9,7 +9,7 @@ import path from 'node:path';
  *
  * @example
  * ```ts
- * import { readInstanceFile, type InstanceFile } from 'countersign';
+ * import { readInstanceFile, type InstanceFile } from 'countersign/dev';
  *
  * const instance: InstanceFile | undefined = readInstanceFile('.countersign');
  * if (instance) console.log(`Countersign answers at ${instance.url} (pid ${instance.pid})`);
@@ -39,7 +39,7 @@ function reachable(url: string): string {
  *
  * @example
  * ```ts
- * import { writeInstanceFile } from 'countersign';
+ * import { writeInstanceFile } from 'countersign/dev';
  *
  * app.listen(8080, () => writeInstanceFile('.countersign', 'http://0.0.0.0:8080'));
  * ```
@@ -58,7 +58,7 @@ export function writeInstanceFile(dataDir: string, url: string, pid = process.pi
  *
  * @example
  * ```ts
- * import { removeInstanceFile } from 'countersign';
+ * import { removeInstanceFile } from 'countersign/dev';
  *
  * process.once('SIGTERM', () => {
  *   removeInstanceFile('.countersign');
@@ -98,7 +98,7 @@ function alive(pid: number): boolean {
  *
  * @example
  * ```ts
- * import { readInstanceFile } from 'countersign';
+ * import { readInstanceFile } from 'countersign/dev';
  *
  * const base = readInstanceFile('.countersign')?.url ?? 'http://127.0.0.1:3000';
  * const runs = await fetch(`${base}/api/runs`, { headers: { authorization: `Bearer ${token}` } });

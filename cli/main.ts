@@ -18,6 +18,7 @@ import {
   type RunDetail,
 } from './format.js';
 import { queryString, readApprovals } from './approval-list.js';
+import { editWarnings } from './edit-warnings.js';
 import { historiesCommand } from './histories.js';
 import { Api, CliError, DEFAULT_URL, resolveToken, resolveUrl } from './http.js';
 import { isTerminal, readSecret, secretProblem, withoutSecret } from './secret-input.js';
@@ -273,7 +274,11 @@ export function buildProgram(): Command {
       const { api: client } = api(command);
       const approval = await client.get<ApprovalView>(`/api/approvals/${encodeURIComponent(trackingId)}`);
       // Fields not mentioned keep their proposed values, so `--args '{"amount":2000}'` is enough.
-      await decide(command, trackingId, editDecision(approval, changes, options.message), approval);
+      const decision = editDecision(approval, changes, options.message);
+      // Said before it is sent, on stderr: stdout stays the outcome (or JSON).
+      for (const warning of await editWarnings(client, approval, decision))
+        process.stderr.write(`${terminalText(warning)}\n`);
+      await decide(command, trackingId, decision, approval);
     });
   program
     .command('respond')

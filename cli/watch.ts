@@ -15,6 +15,7 @@ import {
   submitDecision,
 } from './decide.js';
 import { readApprovals } from './approval-list.js';
+import { editWarnings } from './edit-warnings.js';
 import { approvalCard, terminalText } from './format.js';
 import { KEYS, menuLabel } from './decision-labels.js';
 import { CliError, type Api } from './http.js';
@@ -431,6 +432,7 @@ async function buildDecision(
         }
         out(terminalText(`Changes: ${changed.join(', ')}`));
       }
+      for (const warning of await editWarnings(api, approval, decision)) out(terminalText(warning));
       return decision;
     } catch (error) {
       if (!(error instanceof CliError)) throw error;

@@ -7,7 +7,7 @@ import { decodePayload } from './decode-payload.js';
  *
  * @example
  * ```ts
- * import { listPendingApprovals, type PendingApprovalFilter } from 'countersign';
+ * import { listPendingApprovals, type PendingApprovalFilter } from 'countersign/client';
  *
  * const filter: PendingApprovalFilter = { agent: 'support', role: 'support-lead' };
  * const waiting = await listPendingApprovals(client, filter);

@@ -4,26 +4,9 @@ import { DecisionSignal, parseTrackingId, type DecisionOutcome } from '../protoc
 import { approvalQuery, decisionOutcomeQuery, decisionSignal } from '../workflows/definitions.js';
 import { getDecisionOutcome, getFinalState } from './runs.js';
 import { queryRun } from './query-run.js';
+import { UnknownApprovalError } from '../errors/unknown-approval.js';
 
-/**
- * No run (or no approval in it) answers to this tracking id: thrown by `sendDecision`.
- *
- * @example
- * ```ts
- * try {
- *   await sendDecision(client, signal);
- * } catch (err) {
- *   if (err instanceof UnknownApprovalError) console.error(`no approval ${err.trackingId}`);
- *   else throw err;
- * }
- * ```
- */
-export class UnknownApprovalError extends Error {
-  constructor(readonly trackingId: string) {
-    super(`no approval ${trackingId}`);
-    this.name = 'UnknownApprovalError';
-  }
-}
+export { UnknownApprovalError };
 
 /**
  * Signals a decision to the run its tracking id names, then waits up to `waitMs` for the workflow

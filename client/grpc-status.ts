@@ -10,3 +10,15 @@ export function grpcStatus(err: unknown): { code: number; details?: string } | u
   }
   return undefined;
 }
+
+/** The gRPC status codes Countersign tells apart (the numbers are gRPC's own, fixed by its spec). */
+export const GrpcStatus = {
+  CANCELLED: 1,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
+  UNAVAILABLE: 14,
+} as const;

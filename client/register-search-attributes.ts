@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { GrpcStatus } from './grpc-status.js';
 import type { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { temporal } from '@temporalio/proto';
@@ -47,7 +47,7 @@ async function withRetry<T>(call: () => Promise<T>): Promise<T> {
  * @example
  * ```ts
  * import { Connection } from '@temporalio/client';
- * import { registerSearchAttributes } from 'countersign';
+ * import { registerSearchAttributes } from 'countersign/client';
  *
  * const connection = await Connection.connect({ address: 'temporal.internal:7233' });
  * await registerSearchAttributes(connection, 'default');

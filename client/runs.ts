@@ -23,7 +23,7 @@ import { queryRun } from './query-run.js';
  *
  * @example
  * ```ts
- * import { getRunState } from 'countersign';
+ * import { getRunState } from 'countersign/client';
  *
  * const state = await getRunState(client, runId);
  * console.log(state.status, state.pending.map((approval) => approval.trackingId));
@@ -42,7 +42,7 @@ export async function getRunState(client: Client, runId: string): Promise<RunSta
  *
  * @example
  * ```ts
- * import { getRunEvents } from 'countersign';
+ * import { getRunEvents } from 'countersign/client';
  *
  * let after = 0; // event ids start at 1
  * for (const event of await getRunEvents(client, runId, after)) {
@@ -70,7 +70,7 @@ export async function getRunEvents(
  *
  * @example
  * ```ts
- * import { getFinalState } from 'countersign';
+ * import { getFinalState } from 'countersign/client';
  *
  * const final = await getFinalState(client, runId);
  * if (final) console.log(final.status, final.output);
@@ -96,7 +96,7 @@ async function getFinalOutput(client: Client, runId: string): Promise<RunOutput 
  *
  * @example
  * ```ts
- * import { getDecisionOutcome } from 'countersign';
+ * import { getDecisionOutcome } from 'countersign/client';
  *
  * // `sendDecision` answered null (no worker was up): ask again later, by the same request id.
  * const outcome = await getDecisionOutcome(client, runId, requestId);

@@ -9,7 +9,7 @@ import { searchAttributeKeys } from '../workflows/search-attributes.js';
  *
  * @example
  * ```ts
- * import { startRun, type StartRunOptions } from 'countersign';
+ * import { startRun, type StartRunOptions } from 'countersign/client';
  *
  * const options: StartRunOptions = {
  *   agent: support,
@@ -59,7 +59,7 @@ export async function startRun(client: Client, options: StartRunOptions): Promis
       { key: searchAttributeKeys.agent, value: spec.name },
       { key: searchAttributeKeys.status, value: 'running' },
       { key: searchAttributeKeys.pending, value: 0 },
-      // Who may read and cancel the run is decided from its listing (see the README's Security).
+      // Who may read and cancel the run is decided from its listing (see docs/security.md).
       ...(request.requester !== undefined
         ? [{ key: searchAttributeKeys.requester, value: request.requester }]
         : []),

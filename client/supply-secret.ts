@@ -17,7 +17,7 @@ import { queryRun } from './query-run.js';
  *
  * @example
  * ```ts
- * import type { SecretSupply } from 'countersign';
+ * import type { SecretSupply } from 'countersign/client';
  *
  * const supply: SecretSupply = {
  *   trackingId: approval.trackingId,
@@ -45,7 +45,8 @@ export interface SecretSupply {
  *
  * @example
  * ```ts
- * import { loadSecretKeys, secretSealer, supplySecret } from 'countersign';
+ * import { loadSecretKeys, secretSealer } from 'countersign';
+ * import { supplySecret } from 'countersign/client';
  *
  * const sealer = secretSealer(loadSecretKeys(process.env)!);
  * const outcome = await supplySecret(client, sealer, {

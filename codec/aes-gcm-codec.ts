@@ -68,7 +68,8 @@ const ProtoPayload = proto.temporal.api.common.v1.Payload;
  * @example
  * ```ts
  * import { Client, Connection } from '@temporalio/client';
- * import { aesGcmCodec, createWorker } from 'countersign';
+ * import { aesGcmCodec } from 'countersign';
+ * import { createWorker } from 'countersign/worker';
  *
  * // node -e "console.log(require('crypto').randomBytes(32).toString('base64'))"
  * const payloadCodec = aesGcmCodec({ keys: { k1: process.env.COUNTERSIGN_KEY_1! }, encryptWith: 'k1' });

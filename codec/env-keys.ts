@@ -22,7 +22,8 @@ export const PAYLOAD_KEYS_VARIABLE = 'COUNTERSIGN_PAYLOAD_KEYS';
  *
  * @example
  * ```ts
- * import { aesGcmCodec, createWorker, loadPayloadKeys } from 'countersign';
+ * import { aesGcmCodec, loadPayloadKeys } from 'countersign';
+ * import { createWorker } from 'countersign/worker';
  *
  * // COUNTERSIGN_PAYLOAD_KEYS="k2:3q2+7w...=,k1:q83vEj...="
  * const keys = loadPayloadKeys(process.env);

@@ -29,7 +29,8 @@ export type ChatMessage =
  *
  * @example
  * ```ts
- * import type { AssistantReply, ReplyToolCall } from 'countersign/testing';
+ * import type { AssistantReply } from 'countersign/testing';
+ * import type { ReplyToolCall } from 'countersign/dev';
  *
  * const lookup: ReplyToolCall = { function: { name: 'lookup_order', arguments: { orderId: 'A-1' } } };
  * const reply: AssistantReply = { content: null, tool_calls: [lookup] };
@@ -84,7 +85,7 @@ export type ModelReply = AssistantReply | ErrorReply;
  *
  * @example
  * ```ts
- * import type { ChatCompletionHandler } from 'countersign/testing';
+ * import type { ChatCompletionHandler } from 'countersign/dev';
  *
  * // Look the order up first; once its result is in the conversation, answer.
  * const handler: ChatCompletionHandler = (request) =>
@@ -100,8 +101,8 @@ export type ChatCompletionHandler = (request: ChatCompletionRequest) => ModelRep
  *
  * @example
  * ```ts
- * import { createWorker } from 'countersign';
- * import { serveChatCompletions, type ChatCompletionsServer } from 'countersign/testing';
+ * import { createWorker } from 'countersign/worker';
+ * import { serveChatCompletions, type ChatCompletionsServer } from 'countersign/dev';
  *
  * const server: ChatCompletionsServer = await serveChatCompletions(() => ({ content: 'Hello!' }));
  * const worker = await createWorker({ connection, agents: [support], model: { baseUrl: server.url } });
@@ -128,7 +129,7 @@ const MAX_BODY = 64 * 1024 * 1024;
  *
  * @example
  * ```ts
- * import { serveChatCompletions } from 'countersign/testing';
+ * import { serveChatCompletions } from 'countersign/dev';
  *
  * const model = await serveChatCompletions((request) => ({
  *   content: `You sent ${request.messages.length} messages.`,

@@ -11,7 +11,7 @@ import { postWebhook } from './webhook.js';
  *
  * @example
  * ```ts
- * import { createNotifier, type NotifierOptions } from 'countersign';
+ * import { createNotifier, type NotifierOptions } from 'countersign/worker';
  *
  * const options: NotifierOptions = {
  *   approvers: [{ id: 'lee', email: 'lee@example.com', roles: ['support-lead'] }],
@@ -80,7 +80,7 @@ function describeFailure(err: unknown): string {
  *
  * @example
  * ```ts
- * import { createNotifier, createWorker, type CountersignNotifier } from 'countersign';
+ * import { createNotifier, createWorker, type CountersignNotifier } from 'countersign/worker';
  *
  * const notifier: CountersignNotifier = createNotifier(options);
  * const worker = await createWorker({ connection, agents: [support], model, notifier });

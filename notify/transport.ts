@@ -8,7 +8,7 @@ import nodemailer from 'nodemailer';
  *
  * @example
  * ```ts
- * import type { MailMessage } from 'countersign';
+ * import type { MailMessage } from 'countersign/worker';
  *
  * const message: MailMessage = {
  *   from: 'Approvals <approvals@example.com>',
@@ -42,7 +42,7 @@ export interface MailMessage {
  *
  * @example
  * ```ts
- * import { createMailTransport, type MailTransport } from 'countersign';
+ * import { createMailTransport, type MailTransport } from 'countersign/worker';
  *
  * // No smtpUrl: .eml files in .countersign/outbox/
  * const mail: MailTransport = createMailTransport({ dataDir: '.countersign' });
@@ -61,7 +61,7 @@ export interface MailTransport {
  *
  * @example
  * ```ts
- * import { createMailTransport } from 'countersign';
+ * import { createMailTransport } from 'countersign/worker';
  *
  * const mail = createMailTransport({
  *   smtpUrl: 'smtp://mail.example.com:587',

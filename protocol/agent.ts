@@ -63,7 +63,7 @@ export const AgentSpec = z.strictObject({
   description: z.string().default(''),
   instructions: z.string(),
   model: z.string().min(1),
-  /** Up to 10,000: a long run continues as new when its history grows (see the README's limits). */
+  /** Up to 10,000: a long run continues as new when its history grows (see docs/production.md). */
   maxTurns: z.number().int().min(1).max(10_000).default(20),
   /** Present all gated calls of one turn to a human as one plan. */
   planReview: z.boolean().default(false),

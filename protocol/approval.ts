@@ -14,7 +14,7 @@ import { SecretRequest } from './secret.js';
  *
  * @example
  * ```ts
- * import { listPendingApprovals } from 'countersign';
+ * import { listPendingApprovals } from 'countersign/client';
  *
  * for (const approval of await listPendingApprovals(client))
  *   if (approval.kind === 'question') console.log(`The agent asks: ${approval.question}`);
@@ -72,7 +72,7 @@ export type Signoff = z.infer<typeof Signoff>;
 export const Requirement = z.strictObject({
   roles: z.array(z.string()).min(1),
   count: z.number().int().min(1),
-  /** Why it is asked: the policy rule that applied ("transfer: amount > 100000"). */
+  /** Why it is asked: the policy rule that applied, in words ("transfer: amount over $100,000"). */
   reason: z.string(),
   /** The tier that rule chose, when it names one. */
   tier: z.string().optional(),

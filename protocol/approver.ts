@@ -65,7 +65,8 @@ export type ApproverConfig = z.infer<typeof ApproverConfig>;
  * @example
  * ```ts
  * import { readFileSync } from 'node:fs';
- * import { ApproversFile, countersignRouter } from 'countersign';
+ * import { ApproversFile } from 'countersign';
+ * import { countersignRouter } from 'countersign/api';
  *
  * const { approvers } = ApproversFile.parse(JSON.parse(readFileSync('approvers.json', 'utf8')));
  * app.use('/approvals', countersignRouter({ client, agents, approvers, signingSecret, publicUrl }));
@@ -79,7 +80,7 @@ export type ApproversFile = z.infer<typeof ApproversFile>;
  *
  * @example
  * ```ts
- * import { createNotifier, identityOf } from 'countersign';
+ * import { createNotifier, identityOf } from './approver.js';
  *
  * const notifier = createNotifier({ ...notifierOptions, approvers: approvers.map(identityOf) });
  * ```

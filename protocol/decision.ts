@@ -109,7 +109,8 @@ export type SignalDecision = z.infer<typeof SignalDecision>;
  *
  * @example
  * ```ts
- * import { cancelRun, type Channel } from 'countersign';
+ * import { cancelRun } from 'countersign/client';
+ * import { type Channel } from 'countersign';
  *
  * const channel: Channel = 'api'; // your own service, through REST or the client helpers
  * await cancelRun(client, runId, { actor: 'lee', channel });
@@ -141,7 +142,8 @@ export type Approver = z.infer<typeof Approver>;
  * @example
  * ```ts
  * import { randomUUID } from 'node:crypto';
- * import { sendDecision, type DecisionSignal } from 'countersign';
+ * import { sendDecision } from 'countersign/client';
+ * import { type DecisionSignal } from 'countersign';
  *
  * const signal: DecisionSignal = {
  *   trackingId: approval.trackingId,
@@ -178,7 +180,7 @@ export type DecisionSignal = z.infer<typeof DecisionSignal>;
  *
  * @example
  * ```ts
- * import { sendDecision } from 'countersign';
+ * import { sendDecision } from 'countersign/client';
  *
  * const outcome = await sendDecision(client, signal);
  * if (outcome?.code === 'stale_revision') console.log('the proposal changed: read it again, then decide');
@@ -205,7 +207,7 @@ export type RefusalCode = z.infer<typeof RefusalCode>;
  *
  * @example
  * ```ts
- * import { sendDecision } from 'countersign';
+ * import { sendDecision } from 'countersign/client';
  *
  * const outcome = await sendDecision(client, signal);
  * for (const { path, message } of outcome?.fieldErrors ?? []) console.log(`${path || 'body'}: ${message}`);
@@ -219,7 +221,8 @@ export type FieldError = z.infer<typeof FieldError>;
  *
  * @example
  * ```ts
- * import { sendDecision, type DecisionOutcome } from 'countersign';
+ * import { sendDecision } from 'countersign/client';
+ * import { type DecisionOutcome } from 'countersign';
  *
  * const outcome: DecisionOutcome | null = await sendDecision(client, signal);
  * if (outcome === null) console.log('not taken yet: is a worker running?');

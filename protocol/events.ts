@@ -10,7 +10,8 @@ import { ApprovalStatus } from './status.js';
  *
  * @example
  * ```ts
- * import { getRunEvents, type RunEventType } from 'countersign';
+ * import { getRunEvents } from 'countersign/client';
+ * import { type RunEventType } from 'countersign';
  *
  * const decisions: RunEventType[] = ['approval.decided', 'decision.refused'];
  * const audit = (await getRunEvents(client, runId, 0)).filter((event) => decisions.includes(event.type));
@@ -41,7 +42,7 @@ export type RunEventType = z.infer<typeof RunEventType>;
  *
  * @example
  * ```ts
- * import { getRunEvents } from 'countersign';
+ * import { getRunEvents } from 'countersign/client';
  *
  * for (const event of await getRunEvents(client, runId, 0))
  *   if (event.type === 'approval.decided') console.log(event.actor, event.decision, event.channel);

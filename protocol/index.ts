@@ -15,4 +15,4 @@ export * from './secret.js';
 export * from './requirements.js';
 export * from './visible-text.js';
 export * from './json-pointer.js';
-export * from './plan-rules.js';
+export { mayAddToPlan } from './decision-rules.js';

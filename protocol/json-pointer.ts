@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * import { escapePointer } from 'countersign';
+ * import { escapePointer } from './json-pointer.js';
  *
  * escapePointer('a/b~c'); // 'a~1b~0c'
  * ```
@@ -22,7 +22,7 @@ export function escapePointer(segment: string): string {
  *
  * @example
  * ```ts
- * import { unescapePointer } from 'countersign';
+ * import { unescapePointer } from './json-pointer.js';
  *
  * '/args/a~1b'.split('/').slice(1).map(unescapePointer); // ['args', 'a/b']
  * ```
@@ -36,7 +36,7 @@ export function unescapePointer(token: string): string {
  *
  * @example
  * ```ts
- * import { toPointer } from 'countersign';
+ * import { toPointer } from './json-pointer.js';
  *
  * toPointer(['plan', 0, 'args', 'sql']); // '/plan/0/args/sql'
  * ```

@@ -3,7 +3,8 @@
  *
  * @example
  * ```ts
- * import { ASK_HUMAN_TOOL, getRunState } from 'countersign';
+ * import { ASK_HUMAN_TOOL } from 'countersign';
+ * import { getRunState } from 'countersign/client';
  *
  * const { approvals } = await getRunState(client, runId);
  * const questions = approvals.filter((approval) => approval.tool === ASK_HUMAN_TOOL);

@@ -6,7 +6,7 @@ import type { Requirement, Signoff } from './approval.js';
  *
  * @example
  * ```ts
- * import { countsToward } from 'countersign';
+ * import { countsToward } from './requirements.js';
  *
  * countsToward({ approver: 'cy', roles: ['cfo'] }, { roles: ['cfo', 'ceo'], count: 1, reason: 'large transfer' }); // true
  * ```
@@ -24,7 +24,7 @@ export function countsToward(
  *
  * @example
  * ```ts
- * import { missing } from 'countersign';
+ * import { missing } from './requirements.js';
  *
  * const short = missing(approval.requirements, approval.approvals); // [0, 1]: the second needs one more
  * ```
@@ -38,7 +38,7 @@ export function missing(requirements: Requirement[], approvals: Signoff[]): numb
  *
  * @example
  * ```ts
- * import { requirementsMet } from 'countersign';
+ * import { requirementsMet } from './requirements.js';
  *
  * const oneMoreWouldDo = !requirementsMet(approval.requirements, approval.approvals);
  * ```
@@ -53,7 +53,7 @@ export function requirementsMet(requirements: Requirement[], approvals: Signoff[
  *
  * @example
  * ```ts
- * import { mergeRequirements } from 'countersign';
+ * import { mergeRequirements } from './requirements.js';
  *
  * mergeRequirements(
  *   [{ roles: ['finance'], count: 2, reason: 'policy' }],
@@ -82,7 +82,7 @@ export function mergeRequirements(current: Requirement[], added: Requirement[]):
  *
  * @example
  * ```ts
- * import { summarize } from 'countersign';
+ * import { summarize } from './requirements.js';
  *
  * summarize([
  *   { roles: ['finance'], count: 2, reason: 'policy' },
@@ -99,11 +99,11 @@ export function summarize(requirements: Requirement[]): { approvers: string[]; r
 
 /**
  * What each requirement still needs, as a person reads it in the CLI and the email: `cfo: 1 of 2
- * (large payout: payout: amount > 1000)`.
+ * (large payout: payout: amount over 1000)`.
  *
  * @example
  * ```ts
- * import { requirementLines } from 'countersign';
+ * import { requirementLines } from './requirements.js';
  *
  * for (const line of requirementLines(approval)) console.log(`  ${line}`);
  * ```

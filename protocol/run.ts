@@ -31,7 +31,7 @@ export type ToolCall = z.infer<typeof ToolCall>;
  *
  * @example
  * ```ts
- * import { getRunState } from 'countersign';
+ * import { getRunState } from 'countersign/client';
  *
  * const { transcript } = await getRunState(client, runId);
  * for (const message of transcript) console.log(`${message.role}: ${message.content ?? '(tool calls)'}`);
@@ -103,7 +103,8 @@ export type RunInput = z.infer<typeof RunInput>;
  *
  * @example
  * ```ts
- * import { cancelRun, type CancelRequest } from 'countersign';
+ * import { cancelRun } from 'countersign/client';
+ * import { type CancelRequest } from 'countersign';
  *
  * const by: CancelRequest = { actor: 'lee', channel: 'api' };
  * await cancelRun(client, runId, by);
@@ -122,7 +123,8 @@ export type CancelRequest = z.infer<typeof CancelRequest>;
  *
  * @example
  * ```ts
- * import { pauseRun, resumeRun, type RunControl } from 'countersign';
+ * import { pauseRun, resumeRun } from 'countersign/client';
+ * import { type RunControl } from 'countersign';
  *
  * const pause: RunControl = { actor: 'lee', channel: 'api', message: 'drafting too many emails' };
  * await pauseRun(client, runId, pause);
@@ -141,7 +143,8 @@ export type RunControl = z.infer<typeof RunControl>;
  *
  * @example
  * ```ts
- * import { getRunState, type RunState } from 'countersign';
+ * import { getRunState } from 'countersign/client';
+ * import { type RunState } from 'countersign';
  *
  * const state: RunState = await getRunState(client, runId);
  * console.log(`${state.agent}: ${state.status} after ${state.turns} turns`);

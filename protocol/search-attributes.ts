@@ -33,7 +33,8 @@ export const SEARCH_ATTRIBUTES = {
  *
  * @example
  * ```ts
- * import { PENDING_MEMO_KEY, type ApprovalView } from 'countersign';
+ * import type { ApprovalView } from 'countersign';
+ * import { PENDING_MEMO_KEY } from './search-attributes.js';
  *
  * for await (const run of client.workflow.list({ query: 'CountersignPending > 0' })) {
  *   const pending = (run.memo?.[PENDING_MEMO_KEY] ?? []) as Omit<ApprovalView, 'schema'>[];

@@ -39,7 +39,7 @@ export type SecretSpecInput = z.input<typeof SecretSpec>;
  *
  * @example
  * ```ts
- * import { SecretText } from 'countersign';
+ * import { SecretText } from './secret.js';
  *
  * SecretText.safeParse('').success; // false: a secret is never empty
  * ```
@@ -53,7 +53,7 @@ export const SecretText = z.string().min(1).max(8_192);
  *
  * @example
  * ```ts
- * import { SealedSecret } from 'countersign';
+ * import { SealedSecret } from './secret.js';
  *
  * SealedSecret.safeParse('hunter2').success; // false: the workflow takes only sealed secrets
  * ```

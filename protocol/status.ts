@@ -29,7 +29,7 @@ export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
  *
  * @example
  * ```ts
- * import { getRunState } from 'countersign';
+ * import { getRunState } from 'countersign/client';
  *
  * const state = await getRunState(client, runId);
  * if (state.status === 'waiting') console.log(`${state.pending.length} approval(s) wait`);

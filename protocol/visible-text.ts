@@ -18,7 +18,7 @@ const SHORT: Record<string, string> = { '\b': '\\b', '\f': '\\f', '\n': '\\n', '
  *
  * @example
  * ```ts
- * import { visibleText } from 'countersign';
+ * import { visibleText } from './visible-text.js';
  *
  * visibleText('Refund \u001b[2Jall'); // 'Refund \\u001b[2Jall': the escape is shown, not obeyed
  * console.log(visibleText(approval.description));

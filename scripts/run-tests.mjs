@@ -41,10 +41,13 @@ if (files.length === 0) {
 }
 // Browser suites run one file at a time: each file's Chromium, Temporal server and worker side by
 // side on two cores starve the inbox's live feed, whose late reads the pages then wait for.
+// The adoption suite too, and with a longer deadline: each of its files packs the package and
+// installs projects of its own from the registry before it runs anything.
 const browserSuite = roots.every((root) => root.startsWith('test/e2e'));
-const concurrency = process.env.TEST_CONCURRENCY ?? (browserSuite ? '1' : '2');
+const installSuite = roots.every((root) => root.startsWith('test/adoption'));
+const concurrency = process.env.TEST_CONCURRENCY ?? (browserSuite || installSuite ? '1' : '2');
 // TEST_TIMEOUT_MS: each test's deadline (default 300000), lowered only to try out a hang.
-const timeout = process.env.TEST_TIMEOUT_MS ?? '300000';
+const timeout = process.env.TEST_TIMEOUT_MS ?? (installSuite ? '900000' : '300000');
 // --test-force-exit: a file whose tests are done exits even if a timed-out test left a server,
 // worker or socket open. Detached: the runner, its file processes and all they spawn (temporal
 // dev servers, workers) share a process group of their own, which is killed as a whole below.

@@ -18,7 +18,7 @@ const BINARIES = {
  *
  * @example
  * ```ts
- * import { findTemporalBinary, type TemporalBinary } from 'countersign/testing';
+ * import { findTemporalBinary, type TemporalBinary } from 'countersign/dev';
  *
  * const which: TemporalBinary = process.env.TIME_SKIPPING ? 'testServer' : 'cli';
  * const executable = findTemporalBinary(which, process.env);
@@ -31,7 +31,7 @@ export type TemporalBinary = keyof typeof BINARIES;
  *
  * @example
  * ```ts
- * import { findTemporalBinary, type BinaryEnv } from 'countersign/testing';
+ * import { findTemporalBinary, type BinaryEnv } from 'countersign/dev';
  *
  * const env: BinaryEnv = { PATH: '/opt/temporal/bin' }; // only there: no variable, no .venv
  * const executable = findTemporalBinary('cli', env, []);
@@ -72,7 +72,7 @@ function inVenv(venv: string, file: string): string {
  * @example
  * ```ts
  * import { test } from 'node:test';
- * import { findTemporalBinary } from 'countersign/testing';
+ * import { findTemporalBinary } from 'countersign/dev';
  *
  * const temporal = findTemporalBinary('cli', process.env);
  * test('a run waits for approval', { skip: !temporal && 'no Temporal CLI' }, async () => {
@@ -108,7 +108,7 @@ export function findTemporalBinary(
  *
  * @example
  * ```ts
- * import { requireTemporalBinary, startTemporalDevServer } from 'countersign/testing';
+ * import { requireTemporalBinary, startTemporalDevServer } from 'countersign/dev';
  *
  * const executable = requireTemporalBinary('cli', process.env, undefined, ['Or set TEST_TEMPORAL_ADDRESS']);
  * const server = await startTemporalDevServer({ executable });

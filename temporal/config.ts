@@ -47,7 +47,8 @@ export interface TlsSettings {
  * @example
  * ```ts
  * import { NativeConnection } from '@temporalio/worker';
- * import { connectionOptions, createWorker, loadTemporalConfig, type TemporalConfig } from 'countersign';
+ * import { connectionOptions, loadTemporalConfig, type TemporalConfig } from 'countersign';
+ * import { createWorker } from 'countersign/worker';
  *
  * const config: TemporalConfig = loadTemporalConfig(process.env);
  * if (!config.address) throw new Error('set TEMPORAL_ADDRESS');

@@ -3,6 +3,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
+import { DevServerPortTaken } from '../errors/dev-server-port-taken.js';
 import { SEARCH_ATTRIBUTES } from '../protocol/index.js';
 
 /** A search attribute type as `temporal server start-dev --search-attribute` spells it. */
@@ -48,7 +49,7 @@ export const devServerSearchAttributes: Record<string, DevServerAttributeType> =
  *
  * @example
  * ```ts
- * import { devServerSearchAttributes, type DevServerOptions } from 'countersign/testing';
+ * import { devServerSearchAttributes, type DevServerOptions } from 'countersign/dev';
  *
  * const options: DevServerOptions = {
  *   executable: '/usr/local/bin/temporal',
@@ -99,7 +100,7 @@ export interface DevServerExit {
  * @example
  * ```ts
  * import { NativeConnection } from '@temporalio/worker';
- * import { startTemporalDevServer, type TemporalDevServer } from 'countersign/testing';
+ * import { startTemporalDevServer, type TemporalDevServer } from 'countersign/dev';
  *
  * const server: TemporalDevServer = await startTemporalDevServer({ executable, uiPort: 0 });
  * console.log(`Temporal at ${server.address}, its UI at ${server.uiUrl}`);
@@ -130,7 +131,7 @@ export interface TemporalDevServer {
  *
  * @example
  * ```ts
- * import { freePort } from 'countersign/testing';
+ * import { freePort } from 'countersign/dev';
  *
  * const port = await freePort();
  * const server = app.listen(port);
@@ -152,7 +153,7 @@ export function freePort(ip = '127.0.0.1'): Promise<number> {
  *
  * @example
  * ```ts
- * import { portTaken } from 'countersign/testing';
+ * import { portTaken } from 'countersign/dev';
  *
  * if (await portTaken(7233)) console.log('a Temporal may already run here: use it with TEMPORAL_ADDRESS');
  * ```
@@ -202,23 +203,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   }
 }
 
-/**
- * The port the server was to listen on is held by another process. Where it picked the ports
- * itself, `startTemporalDevServer` picks again (five tries) before it rejects with this.
- *
- * @example
- * ```ts
- * import { DevServerPortTaken, startTemporalDevServer } from 'countersign/testing';
- *
- * try {
- *   await startTemporalDevServer({ executable, port: 7233 });
- * } catch (err) {
- *   if (!(err instanceof DevServerPortTaken)) throw err;
- *   console.log('7233 is taken: is a Temporal already running?');
- * }
- * ```
- */
-export class DevServerPortTaken extends Error {}
+export { DevServerPortTaken };
 
 async function launch(options: DevServerOptions, ip: string): Promise<TemporalDevServer> {
   const port = options.port || (await freePort(ip));

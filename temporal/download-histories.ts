@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { GrpcStatus } from '../client/grpc-status.js';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { writeHistoryFile } from './history-file.js';
 

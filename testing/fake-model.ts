@@ -56,7 +56,7 @@ interface Script extends Conversation {
  * @example
  * ```ts
  * import { FakeModel, call, calls, say } from 'countersign/testing';
- * import { createWorker } from 'countersign';
+ * import { createWorker } from 'countersign/worker';
  *
  * const fake = await FakeModel.start();
  * fake.script(

@@ -46,25 +46,3 @@ export {
   type DownloadHistoriesOptions,
   type DownloadedHistory,
 } from '../temporal/download-histories.js';
-// Running Temporal and a model locally, as Countersign's own demo does.
-export {
-  serveChatCompletions,
-  type ChatCompletionsServer,
-  type ChatCompletionHandler,
-  type ReplyToolCall,
-} from '../model-server/chat-completions-server.js';
-export {
-  startTemporalDevServer,
-  devServerSearchAttributes,
-  freePort,
-  portTaken,
-  DevServerPortTaken,
-  type DevServerOptions,
-  type TemporalDevServer,
-} from '../temporal/dev-server.js';
-export {
-  findTemporalBinary,
-  requireTemporalBinary,
-  type BinaryEnv,
-  type TemporalBinary,
-} from '../temporal/binaries.js';

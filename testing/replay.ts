@@ -114,7 +114,7 @@ export class HistoryReplayError extends Error {
             `  ${f.workflowId}${f.file ? ` (${f.file})` : ''}: ${f.nondeterministic ? 'non-determinism: ' : ''}${summary(f.error)}`,
         ),
         'A change that running workflows would take another path through needs patched() from @temporalio/workflow;',
-        'see "Testing your own agents" in the Countersign README.',
+        'see docs/testing.md ("Replay tests") in the Countersign repository.',
       ].join('\n'),
     );
     this.failures = failures;

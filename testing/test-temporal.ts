@@ -111,7 +111,7 @@ const WAYS_AROUND = [
  * @example
  * ```ts
  * import { after, before, test } from 'node:test';
- * import { createWorker } from 'countersign';
+ * import { createWorker } from 'countersign/worker';
  * import { FakeModel, createTestTemporal, type TestTemporal } from 'countersign/testing';
  *
  * let temporal: TestTemporal;

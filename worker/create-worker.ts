@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import type { ContentStore } from '../activities/content-store.js';
+import type { ContentStore } from '../content-store/content-store.js';
 import type { KeySet } from '../codec/keyring.js';
 import { secretSealer } from '../secrets/sealer.js';
 import { createActivities, type ModelSettings, type Notifier } from '../activities/index.js';
@@ -17,7 +17,7 @@ import { DEFAULT_TASK_QUEUE } from '../protocol/index.js';
  * ```ts
  * import { writeFile } from 'node:fs/promises';
  * import { bundleWorkflowCode } from '@temporalio/worker';
- * import { WORKFLOWS_PATH } from 'countersign';
+ * import { WORKFLOWS_PATH } from 'countersign/worker';
  *
  * // At build time; at run time, pass `{ code }` to `createWorker` as `workflowBundle`.
  * const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH });
@@ -35,7 +35,7 @@ export const WORKFLOWS_PATH = fileURLToPath(
  *
  * @example
  * ```ts
- * import { FAILURE_CONVERTER_PATH } from 'countersign';
+ * import { FAILURE_CONVERTER_PATH } from 'countersign/worker';
  *
  * const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, failureConverterPath: FAILURE_CONVERTER_PATH });
  * ```
@@ -51,7 +51,7 @@ export const FAILURE_CONVERTER_PATH = fileURLToPath(
  * @example
  * ```ts
  * import { NativeConnection } from '@temporalio/worker';
- * import { createWorker, type CreateWorkerOptions } from 'countersign';
+ * import { createWorker, type CreateWorkerOptions } from 'countersign/worker';
  *
  * const options: CreateWorkerOptions = {
  *   connection: await NativeConnection.connect({ address: 'temporal.internal:7233' }),
@@ -94,7 +94,8 @@ export interface CreateWorkerOptions {
    *
    * @example
    * ```ts
-   * import { aesGcmCodec, createWorker, loadPayloadKeys } from 'countersign';
+   * import { aesGcmCodec, loadPayloadKeys } from 'countersign';
+   * import { createWorker } from 'countersign/worker';
    *
    * const keys = loadPayloadKeys(process.env); // COUNTERSIGN_PAYLOAD_KEYS
    * const worker = await createWorker({ connection, agents, model, payloadCodec: keys && aesGcmCodec(keys) });
@@ -108,7 +109,8 @@ export interface CreateWorkerOptions {
    *
    * @example
    * ```ts
-   * import { createWorker, loadSecretKeys } from 'countersign';
+   * import { createWorker } from 'countersign/worker';
+   * import { loadSecretKeys } from 'countersign';
    *
    * const worker = await createWorker({ connection, agents, model, secretKeys: loadSecretKeys(process.env) });
    * ```

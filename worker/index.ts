@@ -1,3 +1,15 @@
+/**
+ * `countersign/worker`: the Temporal worker that runs your agents (its workflow bundle, the model
+ * and tool activities, and the notifier that mails approvers). Only the process that runs a worker
+ * imports it, and only it needs `@temporalio/worker`.
+ *
+ * @example
+ * ```ts
+ * import { createWorker } from 'countersign/worker';
+ * ```
+ *
+ * @module
+ */
 export {
   createWorker,
   bundleWorkflows,
@@ -6,5 +18,5 @@ export {
   type CreateWorkerOptions,
 } from './create-worker.js';
 export type { ModelSettings, Notifier } from '../activities/index.js';
-export { fileContentStore, type ContentStore } from '../activities/content-store.js';
-export { s3ContentStore, type S3ContentStoreOptions } from '../activities/s3-content-store.js';
+export { createNotifier, type NotifierOptions, type CountersignNotifier } from '../notify/notifier.js';
+export { createMailTransport, type MailTransport, type MailMessage } from '../notify/transport.js';

@@ -1,6 +1,5 @@
 import {
   ActivityFailure,
-  condition,
   continueAsNew,
   isCancellation,
   log as workflowLog,
@@ -8,16 +7,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type {
-  CancelRequest,
-  Channel,
-  RunControl,
-  RunInput,
-  RunOutput,
-  RunState,
-  RunStatus,
-  TranscriptMessage,
-} from '../protocol/index.js';
+import type { RunInput, RunOutput, RunState, RunStatus, TranscriptMessage } from '../protocol/index.js';
 import { callModel } from './activities.js';
 import type { ModelTool } from './activity-types.js';
 import { ApprovalBook } from './approval-book.js';
@@ -27,18 +17,17 @@ import { RunTotals } from './run-totals.js';
 import { distinctCallIds } from './call-ids.js';
 import {
   approvalQuery,
-  cancelSignal,
   decisionOutcomeQuery,
+  editPreviewQuery,
   decisionSignal,
   eventsQuery,
   modelInputQuery,
-  pauseSignal,
-  resumeSignal,
   stateQuery,
 } from './definitions.js';
 import { failureMessage } from './describe.js';
 import type { RunContext } from './run-context.js';
 import { runTurn, type TurnHandOff } from './run-turn.js';
+import { RunControls } from './run-controls.js';
 import { RunLog } from './run-log.js';
 import { Visibility } from './visibility.js';
 import type { CarriedTurn, Continuation } from './continuation.js';
@@ -124,14 +113,20 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
   let output: string | undefined;
   let addedCalls = continued?.addedCalls ?? 0;
 
-  // Who paused the run, while it is paused; corrections from resumes wait for the next model call.
-  let pausedBy: RunControl | undefined = continued?.pausedBy;
-  const corrections: string[] = [...(continued?.corrections ?? [])];
   const live = () => status === 'running' || status === 'waiting' || status === 'paused';
   const settleStatus = () => {
-    if (live()) status = pausedBy ? 'paused' : book.pending().length > 0 ? 'waiting' : 'running';
+    if (live()) status = controls.paused ? 'paused' : book.pending().length > 0 ? 'waiting' : 'running';
   };
   const publish = () => visibility.publish(status, book.pending());
+  const controls = new RunControls(
+    log,
+    live,
+    () => {
+      settleStatus();
+      publish();
+    },
+    continued,
+  );
   const totals = new RunTotals(tools, continued?.totals);
   const book = new ApprovalBook(
     { runId, agent: agent.name, requester: input.requester, tools, totals },
@@ -162,31 +157,11 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     storedOutputs,
     totals,
     nextAddedCallId: () => `added-${++addedCalls}`,
-    paused: () => (pausedBy ? condition(() => pausedBy === undefined) : undefined),
+    paused: () => controls.resumed(),
   };
 
   setHandler(decisionSignal, (signal) => book.decide(signal));
-  // Who cancels, told just before Temporal's cancellation request; the first such request counts.
-  let cancelledBy: CancelRequest | undefined;
-  setHandler(cancelSignal, (request) => {
-    if (cancelledBy === undefined && isCancelRequest(request))
-      cancelledBy = { actor: request.actor, channel: request.channel };
-  });
-  setHandler(pauseSignal, (request) => {
-    if (pausedBy !== undefined || !live() || !isRunControl(request)) return;
-    pausedBy = request;
-    log.add({ type: 'run.paused', actor: request.actor, channel: request.channel, ...said(request) });
-    settleStatus();
-    publish();
-  });
-  setHandler(resumeSignal, (request) => {
-    if (pausedBy === undefined || !live() || !isRunControl(request)) return;
-    pausedBy = undefined;
-    if (request.message !== undefined) corrections.push(request.message);
-    log.add({ type: 'run.resumed', actor: request.actor, channel: request.channel, ...said(request) });
-    settleStatus();
-    publish();
-  });
+  controls.listen();
   const snapshot = (): RunState => ({
     runId,
     agent: agent.name,
@@ -204,6 +179,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
   });
   setHandler(stateQuery, snapshot);
   setHandler(approvalQuery, (trackingId) => book.get(trackingId));
+  setHandler(editPreviewQuery, (trackingId, edit, editor) => book.previewEdit(trackingId, edit, editor));
   setHandler(decisionOutcomeQuery, (requestId) => book.outcome(requestId));
   setHandler(eventsQuery, (afterId) => log.after(afterId));
 
@@ -241,8 +217,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
       events: log.events,
       book: book.carry(),
       addedCalls,
-      ...(pausedBy ? { pausedBy } : {}),
-      corrections,
+      ...controls.carry(),
       ...(turn ? { turn } : {}),
       ...(secrets.length > 0 ? { secrets } : {}),
       ...(storedOutputs.length > 0 ? { storedOutputs } : {}),
@@ -305,7 +280,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
       const paused = ctx.paused();
       if (paused) await paused;
       // A correction given on resume is what the model reads next, as the user's word.
-      for (const content of corrections.splice(0)) transcript.push({ role: 'user', content });
+      for (const content of controls.takeCorrections()) transcript.push({ role: 'user', content });
       turns++;
       // The activity reads the conversation from the run: each turn's history holds only its news.
       const { workflowId, runId: execution } = workflowInfo();
@@ -330,7 +305,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
         if (paused && patched(PAUSE_BEFORE_FINISH_PATCH)) {
           await paused;
           // Resumed with a correction: the model answers again, having read it.
-          if (corrections.length > 0) continue;
+          if (controls.corrected) continue;
         }
         return finish({ status: 'completed', output: reply.content ?? '' });
       }
@@ -338,35 +313,12 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     }
     return finish({ status: 'failed', reason: `the turn limit of ${agent.maxTurns} was reached` });
   } catch (err) {
-    if (isCancellation(err)) {
-      log.add(
-        cancelledBy
-          ? { type: 'run.cancelled', actor: cancelledBy.actor, channel: cancelledBy.channel }
-          : { type: 'run.cancelled', reason: 'cancelled through Temporal, without saying by whom' },
-      );
-      book.cancelPending(cancelledBy);
-      const by = cancelledBy ? ` by ${cancelledBy.actor} (${cancelledBy.channel})` : '';
-      return finish({ status: 'cancelled', reason: `the run was cancelled${by}` });
-    }
+    if (isCancellation(err))
+      return finish({ status: 'cancelled', reason: controls.settleCancellation(book) });
     // A model that keeps failing ends the run; a bug in this code fails the task and is retried.
     if (err instanceof ActivityFailure) return finish({ status: 'failed', reason: failureMessage(err) });
     throw err;
   }
-}
-
-const CHANNELS: readonly string[] = ['api', 'inbox', 'email', 'cli'] satisfies Channel[];
-
-/** The cancel signal comes from any Temporal client: only a well-formed one names who cancelled. */
-function isCancelRequest(value: unknown): value is CancelRequest {
-  if (typeof value !== 'object' || value === null) return false;
-  const { actor, channel } = value as Record<string, unknown>;
-  return (
-    typeof actor === 'string' &&
-    actor.length > 0 &&
-    actor.length <= 200 &&
-    typeof channel === 'string' &&
-    CHANNELS.includes(channel)
-  );
 }
 
 function toModelTools(tools: RunInput['agent']['tools']): ModelTool[] {
@@ -376,18 +328,4 @@ function toModelTools(tools: RunInput['agent']['tools']): ModelTool[] {
     delete parameters.$schema;
     return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
   });
-}
-
-/** Pause and resume come from any Temporal client: only a well-formed request is taken. */
-function isRunControl(value: unknown): value is RunControl {
-  if (!isCancelRequest(value)) return false;
-  const { message } = value as { message?: unknown };
-  return (
-    message === undefined || (typeof message === 'string' && message.length > 0 && message.length <= 4000)
-  );
-}
-
-/** The audit entry's reason: the message a person gave, if any. */
-function said(request: RunControl): { message?: string } {
-  return request.message !== undefined ? { message: request.message } : {};
 }

@@ -22,7 +22,8 @@ import type {
 import { diffJson } from './arg-diff.js';
 import type { ApprovalRecord, DecisionContext, Describe } from './approval-record.js';
 import type { CarriedBook } from './continuation.js';
-import { checkDecision, type Accepted } from './check-decision.js';
+import { checkDecision, previewEdit, type Accepted } from './check-decision.js';
+import type { EditPreview } from './definitions.js';
 import type { RunLog } from './run-log.js';
 import { mergeRequirements, requirementsMet, summarize } from '../protocol/requirements.js';
 import { validateAgainstSchema } from './validate-args.js';
@@ -89,6 +90,26 @@ export class ApprovalBook {
 
   get(trackingId: string): ApprovalView | null {
     return this.records.get(trackingId)?.view ?? null;
+  }
+
+  /** What an edit would ask for were it sent now; changes nothing (a query's answer). */
+  previewEdit(
+    trackingId: string,
+    edit: { args?: JsonObject; plan?: PlanStep[] },
+    editor: string,
+  ): EditPreview {
+    return previewEdit(
+      this.records.get(trackingId),
+      edit,
+      {
+        requester: this.run.requester,
+        usedNonces: this.usedNonces,
+        tools: this.run.tools,
+        ...(this.run.totals ? { totals: this.run.totals } : {}),
+        requireRevision: false,
+      },
+      editor,
+    );
   }
 
   /**

@@ -10,10 +10,25 @@ import type {
   TimeoutAction,
   ToolSpec,
 } from '../protocol/index.js';
-import { diffJson, topLevelField } from './arg-diff.js';
+import { diffJson } from './arg-diff.js';
 import type { ApprovalRecord, DecisionContext } from './approval-record.js';
+import type { EditPreview } from './definitions.js';
 import { evaluatePolicy, NO_TOTALS, policyOf, requirementOf, type CallTotals } from './evaluate-policy.js';
-import { mayAddToPlan } from '../protocol/plan-rules.js';
+import {
+  addedStepErrors,
+  channelRefusal,
+  decisionTypeRefusal,
+  lockedFieldErrors,
+  proposedStepErrors,
+  repeatSignoffRefusal,
+  roleRefusal,
+  selfApprovalRefusal,
+  settledRefusal,
+  staleRevisionRefusal,
+  takesSecret,
+  unnamedRevisionRefusal,
+  type RuleRefusal,
+} from '../protocol/decision-rules.js';
 import type { RunningTotals } from './run-totals.js';
 import { mergeRequirements } from '../protocol/requirements.js';
 import { validateAgainstSchema } from './validate-args.js';
@@ -51,57 +66,26 @@ export function checkDecision(
 ): Refusal | Accepted {
   if (!record) return refuse('unknown_approval', `no approval ${signal.trackingId} in this run`);
   const view = record.view;
-  if (view.status !== 'pending') return refuse('already_settled', `this approval is already ${view.status}`);
-  if (signal.linkNonce !== undefined && context.usedNonces.has(signal.linkNonce)) {
-    return refuse('link_used', 'this link has already been used');
-  }
-  // A countersignature covers exactly what its signer saw.
-  if (signal.revision === undefined) {
-    if (context.requireRevision) {
-      return refuse('revision_required', 'a decision must name the revision of the proposal it was made on');
-    }
-  } else if (signal.revision !== view.revision) {
-    return refuse(
-      'stale_revision',
-      `the proposal changed since you saw it (you saw revision ${signal.revision}; it is now revision ${view.revision})`,
-    );
-  }
   const decision = signal.decision;
-  if (!view.allowedDecisions.includes(decision.type)) {
-    return refuse(
-      'decision_not_allowed',
-      `${decision.type} is not allowed here; allowed: ${view.allowedDecisions.join(', ')}`,
-    );
-  }
-  if (view.kind === 'secret' && (signal.channel === 'email' || signal.linkNonce !== undefined)) {
-    return refuse('decision_not_allowed', 'a secret is never supplied, nor refused, through an email link');
-  }
-  if (!signal.approver.roles.some((role) => view.approvers.includes(role))) {
-    return refuse('role_not_allowed', `deciding this needs one of the roles: ${view.approvers.join(', ')}`);
-  }
-  // Refusing one's own request is always fine; approving it needs the policy's leave. Questions and
-  // secrets are exempt: the requester is often the one who knows the answer.
-  const isSelf = context.requester !== undefined && signal.approver.id === context.requester;
-  const asked = view.kind === 'question' || view.kind === 'secret';
-  if (isSelf && !view.allowSelfApproval && !asked && decision.type !== 'reject') {
-    return refuse('self_approval', 'the requester of this run may not approve it');
-  }
-  if (
-    (decision.type === 'approve' || decision.type === 'edit') &&
-    view.approvals.some((signoff) => signoff.approver === signal.approver.id)
-  ) {
-    return refuse(
-      'already_approved_by_you',
-      'you have already approved this; the quorum needs distinct approvers',
-    );
-  }
+  const { id, roles } = signal.approver;
+  const broken =
+    settledRefusal(view) ??
+    linkUsedRefusal(signal.linkNonce, context.usedNonces) ??
+    unnamedRevisionRefusal(signal.revision, context.requireRevision) ??
+    staleRevisionRefusal(view, signal.revision) ??
+    decisionTypeRefusal(view, decision.type) ??
+    channelRefusal(view.kind, signal.channel, signal.linkNonce !== undefined) ??
+    roleRefusal(view, roles) ??
+    selfApprovalRefusal(view, id, context.requester, decision.type) ??
+    repeatSignoffRefusal(view, id, decision.type);
+  if (broken) return { ok: false, ...broken };
   switch (decision.type) {
     case 'approve':
     case 'reject':
       return { ok: true };
     case 'respond': {
       // A secret enters the run sealed, or not at all; nothing else carries one.
-      if (view.kind === 'secret') {
+      if (takesSecret(view.kind)) {
         return decision.sealed !== undefined
           ? { ok: true, sealed: decision.sealed }
           : invalid('a secret reaches a run only sealed, through the Countersign API', [
@@ -117,9 +101,36 @@ export function checkDecision(
         : { ok: true, result: decision.result };
     }
     case 'edit':
-      if (view.kind === 'plan') return checkPlanEdit(record, decision.plan, context, signal.approver.id);
+      if (view.kind === 'plan') return checkPlanEdit(record, decision.plan, context, id);
       return checkArgsEdit(record, decision.args, context);
   }
+}
+
+/**
+ * What an edit would ask for were it sent now, checked as that decision would be but changing
+ * nothing: the approval's requirements with those of any stricter tier it moves into, or the
+ * refusal it would meet. Who sends it is not judged; for a plan, `editor` adds the steps it adds.
+ */
+export function previewEdit(
+  record: ApprovalRecord | undefined,
+  edit: { args?: JsonObject; plan?: PlanStep[] },
+  context: DecisionContext,
+  editor: string,
+): EditPreview {
+  if (!record) return refuse('unknown_approval', 'no such approval in this run');
+  const broken = settledRefusal(record.view) ?? decisionTypeRefusal(record.view, 'edit');
+  if (broken) return { ok: false, ...broken };
+  const checked =
+    record.view.kind === 'plan'
+      ? checkPlanEdit(record, edit.plan, context, editor)
+      : checkArgsEdit(record, edit.args, context);
+  if (!checked.ok) return checked;
+  return {
+    ok: true,
+    requirements: mergeRequirements(record.view.requirements, checked.raised?.requirements ?? []),
+    ...(context.requester !== undefined ? { requester: context.requester } : {}),
+    allowSelfApproval: record.view.allowSelfApproval,
+  };
 }
 
 function checkArgsEdit(
@@ -139,7 +150,7 @@ function checkArgsEdit(
   }
   const errors = validateAgainstSchema(view.schema, args, '/args');
   const diff = diffJson(view.args, args);
-  errors.push(...lockedFields(view.editableFields, diff, '/args'));
+  errors.push(...lockedFieldErrors(view.editableFields, view.args, args, ['args']));
   if (errors.length > 0) return invalid('the edited arguments are invalid', errors);
   const tool = context.tools.get(view.tool);
   if (!tool) return { ok: true, args, diff };
@@ -164,14 +175,6 @@ function stricterThan(record: ApprovalRecord, raised: Raised): Raised | undefine
     ...(earlier ? { deadlineSeconds: raised.deadlineSeconds } : {}),
     ...(rejects ? { onTimeout: raised.onTimeout } : {}),
   };
-}
-
-/** Fields an edit changed that the policy does not let a human change. */
-function lockedFields(editable: string[] | undefined, diff: ArgChange[], prefix: string): FieldError[] {
-  if (!editable) return [];
-  return [...new Set(diff.map((change) => topLevelField(change.path)))]
-    .filter((field) => !editable.includes(field))
-    .map((field) => ({ path: `${prefix}/${field}`, message: `${field} may not be edited` }));
 }
 
 /**
@@ -240,12 +243,7 @@ function checkPlanEdit(
     }
     errors.push(...validateAgainstSchema(tool.parameters, step.args, `/plan/${i}/args`));
     if (step.toolCallId === undefined) {
-      if (!mayAddToPlan(tool)) {
-        errors.push({
-          path: `/plan/${i}/tool`,
-          message: `${step.tool} calls may not be added to a plan: its policy allows no edit`,
-        });
-      }
+      errors.push(...addedStepErrors(step, tool, i));
       steps.push({ ...step, addedBy: takeAdder(addedBefore, step) ?? reviewer });
       return tool;
     }
@@ -256,13 +254,7 @@ function checkPlanEdit(
     } else if (seen.has(step.toolCallId)) {
       errors.push({ path: `/plan/${i}/toolCallId`, message: 'a proposed call may appear once' });
     } else {
-      const diff = diffJson(original.args, step.args);
-      const policy = policyOf(tool);
-      if (diff.length > 0 && !tool.safe && !policy.decisions.includes('edit')) {
-        errors.push({ path: `/plan/${i}/args`, message: `${step.tool} calls may not be edited` });
-      } else if (!tool.safe) {
-        errors.push(...lockedFields(policy.editableFields, diff, `/plan/${i}/args`));
-      }
+      errors.push(...proposedStepErrors(step, tool, original.args, i));
     }
     seen.add(step.toolCallId);
     return tool;
@@ -326,6 +318,12 @@ function takeAdder(addedBefore: PlanStep[], step: PlanStep): string | undefined 
   );
   if (i < 0) return undefined;
   return addedBefore.splice(i, 1)[0]!.addedBy;
+}
+
+/** A link is single-use: the run remembers the nonces it has taken, so only it can tell. */
+function linkUsedRefusal(nonce: string | undefined, used: ReadonlySet<string>): RuleRefusal | undefined {
+  if (nonce === undefined || !used.has(nonce)) return undefined;
+  return { code: 'link_used', reason: 'this link has already been used' };
 }
 
 function refuse(code: RefusalCode, reason: string): Refusal {

@@ -5,6 +5,11 @@ import type {
   RunControl,
   DecisionOutcome,
   DecisionSignal,
+  FieldError,
+  JsonObject,
+  PlanStep,
+  RefusalCode,
+  Requirement,
   RunEvent,
   RunState,
 } from '../protocol/index.js';
@@ -86,6 +91,34 @@ export const approvalQuery = defineQuery<ApprovalView | null, [string]>('approva
  * ```
  */
 export const decisionOutcomeQuery = defineQuery<DecisionOutcome | null, [string]>('decisionOutcome');
+
+/** What an edit would ask for were it sent now (see `previewEdit`), or the refusal it would meet. */
+export type EditPreview =
+  | {
+      ok: true;
+      requirements: Requirement[];
+      /** Who may not sign unless the policy allows self-approval. */
+      requester?: string;
+      allowSelfApproval: boolean;
+    }
+  | { ok: false; code: RefusalCode; reason: string; fieldErrors?: FieldError[] };
+
+/**
+ * Judges an edit as the decision would be judged, changing nothing: the approval's requirements with
+ * the tier the edited arguments (or plan) move into. Arguments: tracking id, the edit, who edits.
+ *
+ * @example
+ * ```ts
+ * import { editPreviewQuery } from 'countersign/workflow';
+ *
+ * const preview = await handle.query(editPreviewQuery, trackingId, { args: { amount: 150_000 } }, 'alice');
+ * if (preview.ok) for (const r of preview.requirements) console.log(r.count, r.roles, r.reason);
+ * ```
+ */
+export const editPreviewQuery = defineQuery<
+  EditPreview,
+  [string, { args?: JsonObject; plan?: PlanStep[] }, string]
+>('editPreview');
 
 /**
  * The run's events after the given event id, for live streams and their resume.

@@ -10,6 +10,7 @@ import type {
   ToolSpec,
   Verdict,
 } from '../protocol/index.js';
+import { conditionWords, currencySigns } from '../protocol/rule-words.js';
 
 /** A tool with no policy gets the default one: a human decides. Safe by default. */
 export { DEFAULT_POLICY };
@@ -57,15 +58,19 @@ export function evaluatePolicy(
 ): PolicyDecision {
   if (tool.safe) return { verdict: 'auto', because: `${tool.name} is marked safe` };
   const policy = policyOf(tool);
-  const path: string[] = [];
+  const path: Condition[] = [];
   let rule: PolicyRule = policy.when;
   while (typeof rule === 'object' && 'if' in rule) {
     const holds = evaluateCondition(rule.if, args, totals);
-    const described = describeCondition(rule.if, { args, totals });
-    path.push(holds ? described : `not (${described})`);
+    path.push(holds ? rule.if : { not: rule.if });
     rule = holds ? rule.then : rule.else;
   }
-  const because = `${tool.name}: ${path.length > 0 ? path.join(' and ') : 'its policy'}`;
+  // In words, the same in every channel; a running total says where this call brings the run.
+  const words = conditionWords(
+    { all: path },
+    { currency: currencySigns(policy.description), now: (c) => runValue(c, args, totals) },
+  );
+  const because = `${tool.name}: ${path.length > 0 ? words : 'its policy'}`;
   if (rule === 'auto' || rule === 'deny') return { verdict: rule, because };
   const tier = typeof rule === 'object' ? rule.approve : {};
   return {
@@ -94,41 +99,6 @@ export function requirementOf(decision: Extract<PolicyDecision, { verdict: 'appr
     reason: decision.because,
     ...(decision.tier.name !== undefined ? { tier: decision.tier.name } : {}),
   };
-}
-
-const OPS: Record<Extract<Condition, { op: unknown }>['op'], string> = {
-  gt: '>',
-  gte: '>=',
-  lt: '<',
-  lte: '<=',
-  eq: '=',
-  ne: '!=',
-  in: 'in',
-  matches: 'matches',
-  exists: 'is set',
-};
-
-/**
- * A condition as a person reads it: `amount > 1000`, `env in ["prod","staging"]`. Given the call,
- * a cumulative limit says where this call brings the run: `the run's total of amount (4900 with
- * this call) > 1000`.
- */
-export function describeCondition(
-  condition: Condition,
-  judged?: { args: JsonObject; totals: CallTotals },
-): string {
-  const describe = (c: Condition) => describeCondition(c, judged);
-  if ('all' in condition) return condition.all.map(describe).join(' and ');
-  if ('any' in condition) return `(${condition.any.map(describe).join(' or ')})`;
-  if ('not' in condition) return `not (${describe(condition.not)})`;
-  if ('runTotal' in condition || 'runCount' in condition) {
-    const what =
-      'runTotal' in condition ? `the run's total of ${condition.runTotal}` : "the run's count of calls";
-    const now = judged ? ` (${runValue(condition, judged.args, judged.totals)} with this call)` : '';
-    return `${what}${now} ${OPS[condition.op]} ${condition.value}`;
-  }
-  if (condition.op === 'exists') return `${condition.arg} is set`;
-  return `${condition.arg} ${OPS[condition.op]} ${JSON.stringify(condition.value)}`;
 }
 
 /** Where this call brings a running total or count: the run's other counted calls, and this one. */

@@ -7,6 +7,7 @@ import type { ApiOptions } from '../context.js';
 import { decide, readOutcome, refusal, unknownApproval } from '../decide.js';
 import { getRunEvents } from '../../client/index.js';
 import { HttpError, parse } from '../errors.js';
+import { editPreview } from './edit-preview.js';
 import {
   ApprovalListQuery,
   DECIDED,
@@ -16,9 +17,9 @@ import {
   type DecisionApplied,
   type DecisionSubmitted,
 } from '../schemas.js';
-import { listPage, listQuery, type RunPage } from '../run-lists.js';
-import { readApproval, readState } from '../run-reads.js';
-import { withinWorkerWait } from '../worker-wait.js';
+import { listPage, listQuery, type RunPage } from '../runs/run-lists.js';
+import { readApproval, readState } from '../runs/run-reads.js';
+import { withinWorkerWait } from '../runs/worker-wait.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
@@ -151,6 +152,8 @@ export function approvalsRouter(options: ApiOptions): Router {
     delete req.headers['if-none-match'];
     res.json({ ...approval, decisions } satisfies ApprovalDetail);
   });
+
+  router.post('/:trackingId/preview', editPreview(options, mayRead));
 
   router.post('/:trackingId/decision', async (req, res) => {
     const { trackingId } = req.params;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type Response } from 'express';
 import { z } from 'zod';
+import { channelRefusal } from '../../protocol/decision-rules.js';
 import { parseTrackingId, type ApprovalView, type ApproverIdentity } from '../../protocol/index.js';
 import { verifyLink, type LinkClaims } from '../../notify/links.js';
 import { inboxUrl } from '../../notify/notifier.js';
@@ -9,7 +10,7 @@ import { decide, refusal } from '../decide.js';
 import { HttpError } from '../errors.js';
 import { confirmPage, decidedPage, messagePage, secretLinkPage, settledPage } from '../link-pages.js';
 import { LOCAL_TIME_SCRIPT_SOURCE } from '../page-time.js';
-import { readApproval } from '../run-reads.js';
+import { readApproval } from '../runs/run-reads.js';
 import { getRunEvents } from '../../client/index.js';
 
 const Form = z.object({ message: z.string().max(4_000).optional() });
@@ -100,7 +101,8 @@ export function linksRouter(options: ApiOptions): Router {
       : null;
     if (!approval) return show(res, 404, messagePage('Approval not found', 'Nothing was changed.', inbox()));
     // A secret has no decision links, whatever this one says: the inbox or the CLI supplies it.
-    if (approval.kind === 'secret') return show(res, 403, secretLinkPage(approval, inbox(claims.trackingId)));
+    if (channelRefusal(approval.kind, 'email', true))
+      return show(res, 403, secretLinkPage(approval, inbox(claims.trackingId)));
     if (approval.status !== 'pending') return showSettled(res, approval);
     if (claims.revision !== approval.revision) {
       // The email showed another proposal: say what changed, and offer nothing that acts on it.

@@ -5,7 +5,7 @@ import { accessRule } from '../access.js';
 import { approverOf } from '../auth.js';
 import type { ApiOptions } from '../context.js';
 import { HttpError, parse } from '../errors.js';
-import { readState } from '../run-reads.js';
+import { readState } from '../runs/run-reads.js';
 import { OutputRef } from '../schemas.js';
 
 /** Whether a message of the run stands for the output its worker stored under `ref`, as the model read it. */

@@ -16,13 +16,13 @@ import {
   type RunDetail,
   type RunList,
 } from '../schemas.js';
-import { runEventStream } from '../sse.js';
-import { runStatusClause } from '../run-status.js';
-import { listPage, listQuery } from '../run-lists.js';
-import { readState } from '../run-reads.js';
-import { runWithoutWorker } from '../run-without-worker.js';
-import { memoUnreadable } from '../memo-less-describe.js';
-import { isWorkerNotAnswering } from '../worker-wait.js';
+import { runEventStream } from '../live/sse.js';
+import { runStatusClause } from '../runs/run-status.js';
+import { listPage, listQuery } from '../runs/run-lists.js';
+import { readState } from '../runs/run-reads.js';
+import { runWithoutWorker } from '../runs/run-without-worker.js';
+import { memoUnreadable } from '../runs/memo-less-describe.js';
+import { isWorkerNotAnswering } from '../runs/worker-wait.js';
 import { runOutputRoute } from './run-outputs.js';
 
 export function runsRouter(options: ApiOptions): Router {

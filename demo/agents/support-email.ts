@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { createMailTransport, defineAgent, defineTool } from 'countersign';
+import { defineAgent, defineTool } from 'countersign';
+import { createMailTransport } from 'countersign/worker';
 import { demoApprovers } from './approvers.js';
 
 export const SUPPORT_FROM = 'Acme Support <support@acme.example>';

@@ -1,4 +1,4 @@
-import type { ChatCompletionRequest } from 'countersign/testing';
+import type { ChatCompletionRequest } from 'countersign/dev';
 
 /** How a tool message reads to the model: a result, a human's refusal, or a failure. */
 /** Why a call did not run (or its result was kept back), in the workflow's words. */

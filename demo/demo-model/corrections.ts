@@ -1,4 +1,4 @@
-import type { AssistantReply } from 'countersign/testing';
+import type { AssistantReply } from 'countersign/dev';
 import type { Conversation } from './conversation.js';
 import { answer, SIGNATURE } from './reply.js';
 

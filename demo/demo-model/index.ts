@@ -3,7 +3,7 @@ import {
   type AssistantReply,
   type ChatCompletionRequest,
   type ChatCompletionsServer,
-} from 'countersign/testing';
+} from 'countersign/dev';
 import { readConversation, type Conversation } from './conversation.js';
 import { heedCorrections } from './corrections.js';
 import { answer } from './reply.js';

@@ -1,4 +1,4 @@
-import type { AssistantReply, ReplyToolCall } from 'countersign/testing';
+import type { AssistantReply, ReplyToolCall } from 'countersign/dev';
 import type { Conversation, Refusal, Step } from './conversation.js';
 
 export const SIGNATURE = '[offline demo model]';

@@ -9,23 +9,18 @@ import { Client } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
 import {
   aesGcmCodec,
-  bundleWorkflows,
-  createApi,
-  createNotifier,
-  createWorker,
   fileContentStore,
   loadPayloadKeys,
   loadSecretKeys,
   loadSigningSecret,
   loadTemporalConfig,
-  registerSearchAttributes,
-  removeInstanceFile,
-  servingGate,
-  writeInstanceFile,
   type AgentDefinition,
   type KeySet,
-  type ModelSettings,
 } from 'countersign';
+import { createApi, servingGate } from 'countersign/api';
+import { registerSearchAttributes } from 'countersign/client';
+import { removeInstanceFile, writeInstanceFile } from 'countersign/dev';
+import { bundleWorkflows, createNotifier, createWorker, type ModelSettings } from 'countersign/worker';
 import { demoAgents } from '../agents/index.js';
 import { loadApprovers } from '../config/approvers.js';
 import { loadCountersignConfig } from '../config/countersign.js';

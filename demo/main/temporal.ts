@@ -8,7 +8,7 @@ import {
   requireTemporalBinary,
   startTemporalDevServer,
   type TemporalDevServer,
-} from 'countersign/testing';
+} from 'countersign/dev';
 
 export interface TemporalConnections {
   address: string;

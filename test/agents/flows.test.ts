@@ -116,7 +116,7 @@ describe('bank-transfer', () => {
         [['cfo', 'admin'], 2, 'large transfer'],
       ],
     );
-    assert.match(pending!.requirements[1]!.reason, /amount > 100000/);
+    assert.match(pending!.requirements[1]!.reason, /amount over \$100,000/);
     // The admin's edit was one of the two: the second must come from someone else, the demo's cfo.
     const again = await cs.decide(approval.trackingId, { type: 'approve' });
     assert.equal(again.status, 409);

@@ -11,7 +11,7 @@ import { startStack, type Stack } from '../support/stack.js';
 import { openSse, type SseStream } from './sse-reader.js';
 
 /**
- * Who may read and cancel a run (the README's Security section): admins, its requester, and the
+ * Who may read and cancel a run (docs/security.md): admins, its requester, and the
  * approvers holding a role that may decide one of its calls. Everyone else is told the run does
  * not exist, on every route, list and stream.
  */

@@ -7,8 +7,8 @@ import { call, calls, say, type ScriptStep } from '../support/fake-model.js';
 import { holdDeploys, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { pool } from '../faults/support/pool.js';
-import { globalId } from '../../api/sse.js';
-import { lastChange } from '../../api/history-reads.js';
+import { globalId } from '../../api/live/sse.js';
+import { lastChange } from '../../api/live/history-reads.js';
 import { openSse, type SseStream } from './sse-reader.js';
 
 let stack: Stack;

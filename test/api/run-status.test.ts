@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { runStatusClause, runStatusOf } from '../../api/run-status.js';
+import { runStatusClause, runStatusOf } from '../../api/runs/run-status.js';
 import { RunStatus, SEARCH_ATTRIBUTES } from '../../protocol/index.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { getTestTemporal, type TestTemporal } from '../support/temporal-server.js';

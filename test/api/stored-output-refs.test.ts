@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileContentStore } from '../../activities/content-store.js';
+import { fileContentStore } from '../../content-store/content-store.js';
 import type { RunState } from '../../protocol/index.js';
 import { call, calls, say, type ChatCompletionRequest, type ModelReply } from '../support/fake-model.js';
 import { apiTestAgents, tokens } from '../support/api-agents.js';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileContentStore, type ContentStore } from '../../activities/content-store.js';
+import { fileContentStore, type ContentStore } from '../../content-store/content-store.js';
 import { createApi } from '../../api/create-api.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { apiTestAgents, testApprovers, tokens } from '../support/api-agents.js';

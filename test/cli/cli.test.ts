@@ -261,7 +261,7 @@ test('watch: approvals arrive live and are decided from the terminal', async () 
   // Who must approve, and the rule that asked.
   assert.match(
     card,
-    /needs:\n {4}treasury or admin: 0 of 1 \(transfer: not \(amount > 100000\) and amount > 1000\)/,
+    /needs:\n {4}treasury or admin: 0 of 1 \(transfer: amount over \$1,000 and at most \$100,000\)/,
   );
   assert.match((await cs.finished(first)).output!, /Transferred \$2,500\.00/);
 

@@ -10,6 +10,10 @@ const entryPoints = {
   countersign: 'index.ts',
   'countersign/workflow': 'workflow.ts',
   'countersign/testing': 'testing/index.ts',
+  'countersign/worker': 'worker/index.ts',
+  'countersign/client': 'client/index.ts',
+  'countersign/api': 'api/index.ts',
+  'countersign/dev': 'dev/index.ts',
 };
 
 function exportedDeclarations(): Map<string, ts.Declaration[]> {

@@ -160,7 +160,7 @@ test('at 1280×900, Approve and Reject are in the first screen beside the argume
   const view = (await stack.http('GET', `/api/approvals/${trackingId}`, { token: tokens.alice })).body;
   const [requirement] = view.requirements;
   assert.equal(requirement.tier, 'large payment');
-  assert.match(requirement.reason, /amount > 1000/);
+  assert.match(requirement.reason, /amount over 1000/);
   const rule = page.locator('section[aria-label="Decision"] .rule');
   await rule.locator('.why', { hasText: requirement.reason }).waitFor();
   await rule.locator('.tier', { hasText: 'large payment' }).waitFor();

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { fileContentStore } from '../../activities/content-store.js';
+import { fileContentStore } from '../../content-store/content-store.js';
 import { launchChromium, signIn } from '../support/chromium.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { apiTestAgents, tokens } from '../support/api-agents.js';

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
-import type { ContentStore } from '../../activities/content-store.js';
+import type { ContentStore } from '../../content-store/content-store.js';
 import { createApi } from '../../api/create-api.js';
 import type { AgentDefinition } from '../../define/index.js';
 import { createNotifier } from '../../notify/notifier.js';
@@ -17,6 +17,7 @@ import type { ApprovalView, ApproverConfig, RunOutput, RunState } from '../../pr
 import { stateQuery } from '../../workflows/definitions.js';
 import { FakeModel, type ScriptStep } from './fake-model.js';
 import { apiTestAgents, testApprovers } from './api-agents.js';
+import { assertListedErrorCode } from './listed-error-code.js';
 import { getTestTemporal } from './temporal-server.js';
 import { holdListAnswers, visibilityLagMs } from './visibility-lag.js';
 import { waitFor } from './wait-for.js';
@@ -225,6 +226,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       } catch {
         // Not JSON (an HTML page, an empty body): tests read `text`.
       }
+      assertListedErrorCode(route, response.status, body);
       return { status: response.status, headers: response.headers, body: body as never, text };
     },
     listUntil: (route, token, shows) =>

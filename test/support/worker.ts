@@ -9,13 +9,8 @@ import {
   type Worker,
 } from '@temporalio/worker';
 import type { AgentDefinition } from '../../define/index.js';
-import {
-  bundleWorkflows,
-  createWorker,
-  type ContentStore,
-  type ModelSettings,
-  type Notifier,
-} from '../../worker/index.js';
+import { bundleWorkflows, createWorker, type ModelSettings, type Notifier } from '../../worker/index.js';
+import type { ContentStore } from '../../content-store/content-store.js';
 
 let runtimeInstalled = false;
 

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { z } from 'zod';
 import { startRun } from '../../client/index.js';
 import { defineAgent, defineTool } from '../../define/index.js';
-import { fileContentStore } from '../../worker/index.js';
+import { fileContentStore } from '../../content-store/content-store.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { bytesPerTurn, eventBytes, historyChain } from '../support/history-chain.js';
 import type { TestWorker } from '../support/worker.js';

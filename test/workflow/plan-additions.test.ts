@@ -162,7 +162,7 @@ describe('a step a reviewer adds to a plan is their own proposal, judged by its 
     assert.equal(added.status, 'pending', JSON.stringify(added));
     const [view] = await h.waitForPending(runId, 1);
     const rule = view!.requirements.find((r) => r.notBy?.includes('tess'));
-    assert.match(rule?.reason ?? '', /the run's total of amount \(1200 with this call\) > 1000/);
+    assert.match(rule?.reason ?? '', /the run's total of amount \(1200 with this call\) over 1000/);
     assert.match(rule?.reason ?? '', /plan step 4/);
     assert.equal(executionsOf(runId).length, 0);
     assert.equal((await h.decide(plan.trackingId, { type: 'approve' }, { approver: troy })).status, 'edited');

@@ -74,7 +74,7 @@ describe('policy evaluation (pure workflow code)', () => {
     });
     assert.deepEqual(evaluatePolicy(transfer, { amount: 250_000 }), {
       verdict: 'approve',
-      because: 't: amount > 100000',
+      because: 't: amount over 100000',
       tier: {
         name: 'large',
         approvers: ['cfo'],
@@ -85,7 +85,7 @@ describe('policy evaluation (pure workflow code)', () => {
     });
     assert.deepEqual(evaluatePolicy(transfer, { amount: 2_500 }), {
       verdict: 'approve',
-      because: 't: not (amount > 100000) and amount > 1000',
+      because: 't: amount over 1000 and at most 100000',
       tier: {
         approvers: ['treasury'],
         requiredApprovals: 1,
@@ -95,7 +95,7 @@ describe('policy evaluation (pure workflow code)', () => {
     });
     assert.deepEqual(evaluatePolicy(transfer, { amount: 10 }), {
       verdict: 'auto',
-      because: 't: not (amount > 100000) and not (amount > 1000)',
+      because: 't: amount at most 1000',
     });
     assert.throws(() => tool({ when: { approve: { requiredApprovals: 0 } } }));
   });
@@ -108,7 +108,7 @@ describe('policy evaluation (pure workflow code)', () => {
     assert.equal(verdictOf(limited, { amount: 400 }, so(600)), 'auto');
     const over = evaluatePolicy(limited, { amount: 401 }, so(600));
     assert.equal(over.verdict, 'approve');
-    assert.match(over.because, /the run's total of amount \(1001 with this call\) > 1000/);
+    assert.match(over.because, /the run's total of amount \(1001 with this call\) over 1000/);
     assert.equal(verdictOf(limited, { amount: '5' }, so(0)), 'approve');
     assert.equal(verdictOf(limited, {}, so(0)), 'auto');
     const counted = tool({

@@ -42,7 +42,10 @@ describe('cumulative limits: the model splitting a payment reaches the tier of t
     const [held] = await h.waitForPending(runId, 1);
     assert.equal(held!.toolCallId, 'p4');
     assert.deepEqual(held!.approvers, ['treasury']);
-    assert.match(held!.requirements[0]!.reason, /the run's total of amount \(1100 with this call\) > 1000/);
+    assert.match(
+      held!.requirements[0]!.reason,
+      /the run's total of amount \(1100 with this call\) over 1000/,
+    );
     const state = await h.state(runId);
     assert.ok(
       state.events.some((e) => e.type === 'run.continued'),

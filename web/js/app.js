@@ -1,3 +1,4 @@
+// @ts-check
 /* global document, window */
 import { api, ApiError, token } from './api.js';
 import { h, setText } from './dom.js';
@@ -7,21 +8,38 @@ import { approvalView } from './views/approval.js';
 import { decidedView, inboxView } from './views/lists.js';
 import { runView, runsView } from './views/runs.js';
 
-const main = document.getElementById('main');
-const live = document.getElementById('live');
-const count = document.getElementById('pending-count');
-const signOut = document.getElementById('sign-out');
+/** @typedef {import('../types/inbox.js').Ctx} Ctx */
+/** @typedef {import('../types/inbox.js').RunEvent} RunEvent */
+/** @typedef {import('../types/inbox.js').View} View */
+
+/** An element of index.html, which has every one this module asks for. */
+const byId = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+const main = byId('main');
+const live = byId('live');
+const count = byId('pending-count');
+const signOut = byId('sign-out');
+/** @type {View | null} */
 let current = null;
+/** @type {AbortController | null} */
 let stream = null;
 // Whether `api/me` answered: by a stored token, or by the host's own session.
 let signedIn = false;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
 let toastTimer;
 
+const pending = pendingStore(() => {
+  const n = pending.items.size;
+  count.textContent = n > 0 ? String(n) : '';
+  current?.pendingChanged?.();
+});
+/** @type {Ctx} */
 const ctx = {
   state: { agents: [] },
+  pending,
   toast(message) {
     // In the top bar, in the page's flow: it never covers what a decision just changed below it.
-    const el = document.getElementById('toast');
+    const el = byId('toast');
     setText(el, message);
     el.classList.add('show');
     clearTimeout(toastTimer);
@@ -31,12 +49,7 @@ const ctx = {
     window.location.hash = hash;
   },
 };
-ctx.pending = pendingStore(() => {
-  const n = ctx.pending.items.size;
-  count.textContent = n > 0 ? String(n) : '';
-  current?.pendingChanged?.();
-});
-
+/** @type {[RegExp, (match: RegExpExecArray) => Promise<View>][]} */
 const ROUTES = [
   [/^#\/approvals\/(.+)$/, (m) => approvalView(ctx, decodeURIComponent(m[1]))],
   [/^#\/runs\/(.+)$/, (m) => runView(ctx, decodeURIComponent(m[1]))],
@@ -48,13 +61,15 @@ const ROUTES = [
 // Views load asynchronously: only the latest navigation may put its view on the page.
 let routeSeq = 0;
 // Events that came while a view loaded (null when none loads): its read may predate them.
+/** @type {RunEvent[] | null} */
 let arrivedWhileLoading = null;
 async function route() {
   const seq = ++routeSeq;
   arrivedWhileLoading = [];
   const hash = window.location.hash;
-  const [pattern, view] = ROUTES.find(([p]) => p.test(hash));
-  for (const link of document.querySelectorAll('[data-nav]')) {
+  // The last route matches every hash.
+  const [pattern, view] = /** @type {(typeof ROUTES)[number]} */ (ROUTES.find(([p]) => p.test(hash)));
+  for (const link of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-nav]'))) {
     const section = hash.startsWith('#/runs')
       ? 'runs'
       : hash.startsWith('#/decided')
@@ -66,12 +81,12 @@ async function route() {
     else link.removeAttribute('aria-current');
   }
   try {
-    const next = await view(pattern.exec(hash));
+    const next = await view(/** @type {RegExpExecArray} */ (pattern.exec(hash)));
     if (seq !== routeSeq) return;
     current = next;
-    main.replaceChildren(current.element);
+    main.replaceChildren(next.element);
     main.focus({ preventScroll: true });
-    const missed = arrivedWhileLoading.find((event) => current.wants?.(event));
+    const missed = arrivedWhileLoading?.find((event) => next.wants?.(event));
     arrivedWhileLoading = null;
     if (missed) reloadFor(missed);
   } catch (err) {
@@ -81,28 +96,33 @@ async function route() {
     if (err instanceof ApiError && err.status === 401) return showTokenForm(refusedWords());
     main.replaceChildren(
       h('h1', {}, err instanceof ApiError && err.status === 404 ? 'Not found' : 'Something went wrong'),
-      h('p', {}, err.message),
+      h('p', {}, err instanceof Error ? err.message : String(err)),
     );
   }
 }
 
 // Live events re-render only the view they touch, at most a few times a second.
+/** @type {ReturnType<typeof setTimeout> | null} */
 let reloadTimer = null;
+/** @param {import('./events.js').StreamMessage} message */
 function onEvent({ data }) {
-  if (!data || typeof data !== 'object' || !data.type) return;
-  ctx.pending.apply(data).catch((err) => ctx.toast(err.message));
-  arrivedWhileLoading?.push(data);
-  reloadFor(data);
+  if (!data || typeof data !== 'object' || !('type' in data) || !data.type) return;
+  const event = /** @type {RunEvent} */ (data);
+  ctx.pending.apply(event).catch((err) => ctx.toast(err.message));
+  arrivedWhileLoading?.push(event);
+  reloadFor(event);
 }
 
+/** @type {View | null} */
 let reloading = null;
-function reloadFor(data) {
-  if (!current?.wants?.(data) || (reloadTimer && reloading === current)) return;
-  clearTimeout(reloadTimer);
+/** @param {RunEvent} event */
+function reloadFor(event) {
+  if (!current?.wants?.(event) || (reloadTimer && reloading === current)) return;
+  if (reloadTimer) clearTimeout(reloadTimer);
   const view = (reloading = current);
   reloadTimer = setTimeout(() => {
     reloadTimer = null;
-    if (view === current) view.reload().catch((err) => ctx.toast(err.message));
+    if (view === current) view.reload?.().catch((err) => ctx.toast(err.message));
   }, 150);
 }
 
@@ -131,6 +151,7 @@ const refusedWords = () =>
     ? 'That token was not accepted.'
     : 'You are not signed in here: sign in to the site, or paste a token.';
 
+/** @param {string} [problem] */
 function showTokenForm(problem) {
   signedIn = false;
   stream?.abort();
@@ -146,7 +167,7 @@ function showTokenForm(problem) {
       'form',
       {
         class: 'panel token',
-        onsubmit: (e) => {
+        onsubmit: (/** @type {SubmitEvent} */ e) => {
           e.preventDefault();
           token.set(input.value.trim());
           start();
@@ -174,6 +195,7 @@ function showTokenForm(problem) {
 async function start() {
   const hadToken = Boolean(token.get());
   try {
+    /** @type {[{ data: import('../types/inbox.js').Me }, { data: import('../types/inbox.js').AgentList }]} */
     const [{ data: me }, { data: agents }] = await Promise.all([api('api/me'), api('api/agents')]);
     ctx.state.agents = agents.agents;
     signOut.hidden = false;
@@ -181,7 +203,7 @@ async function start() {
   } catch (err) {
     if (err instanceof ApiError && err.status === 401)
       return showTokenForm(hadToken ? refusedWords() : undefined);
-    return showTokenForm(err.message);
+    return showTokenForm(err instanceof Error ? err.message : String(err));
   }
   signedIn = true;
   startStream();

@@ -1,8 +1,18 @@
+// @ts-check
 import { bidiEscaped, h, hasBidi, json } from './dom.js';
 import { validate } from './validate.js';
 
+/** @typedef {import('../types/inbox.js').Change} Change */
+/** @typedef {import('../types/inbox.js').FieldError} FieldError */
+/** @typedef {import('../types/inbox.js').FormSchema} FormSchema */
+/** @typedef {import('../types/inbox.js').JsonObject} JsonObject */
+/** @typedef {import('../types/inbox.js').JsonSchema} JsonSchema */
+/** @typedef {import('../types/inbox.js').JsonValue} JsonValue */
+/** @typedef {{ value?: JsonValue, error?: string }} FieldRead */
+
 let counter = 0;
 
+/** @param {FormSchema | undefined} schema */
 function kindOf(schema) {
   if (!schema || typeof schema !== 'object') return 'json';
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return 'enum';
@@ -14,7 +24,15 @@ function kindOf(schema) {
   return 'json';
 }
 
-/** One labelled control per top-level argument, with its error line and its current value. */
+/**
+ * One labelled control per top-level argument, with its error line and its current value.
+ * @param {string} key
+ * @param {FormSchema | undefined} schema
+ * @param {boolean} required
+ * @param {JsonValue | undefined} proposedValue
+ * @param {boolean} editable
+ * @param {() => void} onInput
+ */
 function field(key, schema, required, proposedValue, editable, onInput) {
   const id = `arg-${++counter}`;
   const errorId = `${id}-error`;
@@ -27,12 +45,14 @@ function field(key, schema, required, proposedValue, editable, onInput) {
     oninput: onInput,
     onchange: onInput,
   };
+  /** @type {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} */
   let control;
+  const options = schema?.enum ?? [];
   if (kind === 'enum') {
     control = h(
       'select',
       common,
-      schema.enum.map((option, i) => h('option', { value: String(i) }, JSON.stringify(option))),
+      options.map((option, i) => h('option', { value: String(i) }, JSON.stringify(option))),
     );
   } else if (kind === 'boolean') {
     control = h('input', { ...common, type: 'checkbox' });
@@ -40,7 +60,7 @@ function field(key, schema, required, proposedValue, editable, onInput) {
     control = h('input', {
       ...common,
       type: 'number',
-      step: schema.type === 'integer' ? '1' : 'any',
+      step: schema?.type === 'integer' ? '1' : 'any',
       inputmode: 'decimal',
     });
   } else if (kind === 'string' && !long(schema, proposedValue)) {
@@ -66,34 +86,39 @@ function field(key, schema, required, proposedValue, editable, onInput) {
   const hint = schema?.description ? h('p', { class: 'hint' }, schema.description) : null;
   // A direction control in a field would reorder what the field shows: say so, and show it marked.
   const shown = kind === 'string' ? proposedValue : json(proposedValue);
-  const bidi = hasBidi(shown)
-    ? h(
-        'p',
-        { class: 'bidi-warning' },
-        'Holds hidden direction controls, marked here: ',
-        h('span', { class: 'bidi-text' }, shown),
-      )
-    : null;
+  const bidi =
+    typeof shown === 'string' && hasBidi(shown)
+      ? h(
+          'p',
+          { class: 'bidi-warning' },
+          'Holds hidden direction controls, marked here: ',
+          h('span', { class: 'bidi-text' }, shown),
+        )
+      : null;
 
+  /** @param {JsonValue | undefined} value */
   function set(value) {
     if (kind === 'enum')
       control.value = String(
         Math.max(
           0,
-          schema.enum.findIndex((o) => JSON.stringify(o) === JSON.stringify(value)),
+          options.findIndex((o) => JSON.stringify(o) === JSON.stringify(value)),
         ),
       );
-    else if (kind === 'boolean') control.checked = value === true;
+    else if (kind === 'boolean') /** @type {HTMLInputElement} */ (control).checked = value === true;
     else if (kind === 'number') control.value = value === undefined ? '' : String(value);
     else if (kind === 'string')
       control.value = value === undefined ? '' : typeof value === 'string' ? value : json(value);
     else control.value = value === undefined ? '' : json(value);
   }
 
-  /** `{ value }` or `{ error }`; an empty optional control is an absent argument. */
+  /**
+   * `{ value }` or `{ error }`; an empty optional control is an absent argument.
+   * @returns {FieldRead}
+   */
   function read() {
-    if (kind === 'enum') return { value: schema.enum[Number(control.value)] };
-    if (kind === 'boolean') return { value: control.checked };
+    if (kind === 'enum') return { value: options[Number(control.value)] };
+    if (kind === 'boolean') return { value: /** @type {HTMLInputElement} */ (control).checked };
     const text = control.value;
     if (text.trim() === '' && (kind !== 'string' || proposedValue === undefined)) return { value: undefined };
     if (kind === 'string') return { value: text };
@@ -108,6 +133,7 @@ function field(key, schema, required, proposedValue, editable, onInput) {
     }
   }
 
+  /** @param {string[]} messages */
   function showError(messages) {
     error.textContent = messages.join('; ');
     control.setAttribute('aria-invalid', messages.length > 0 ? 'true' : 'false');
@@ -121,17 +147,26 @@ function field(key, schema, required, proposedValue, editable, onInput) {
     set,
     read,
     showError,
-    text: () => (kind === 'boolean' ? String(control.checked) : control.value),
+    text: () =>
+      kind === 'boolean' ? String(/** @type {HTMLInputElement} */ (control).checked) : control.value,
   };
 }
 
-/** Strings that do not fit a one-line input: a single-line input would drop their line breaks. */
+/**
+ * Strings that do not fit a one-line input: a single-line input would drop their line breaks.
+ * @param {FormSchema | undefined} schema
+ * @param {JsonValue | undefined} value
+ */
 function long(schema, value) {
-  if (schema?.maxLength > 200) return true;
+  if ((schema?.maxLength ?? 0) > 200) return true;
   return typeof value === 'string' && (value.includes('\n') || value.length > 120);
 }
 
-/** The top-level argument a field error names: paths may be `args.x.0`, `/args/x/0`, `/x/0` or `x`. */
+/**
+ * The top-level argument a field error names: paths may be `args.x.0`, `/args/x/0`, `/x/0` or `x`.
+ * @param {string | undefined} path
+ * @param {{ has(key: string): boolean }} keys
+ */
 export function errorKey(path, keys) {
   const parts = String(path ?? '')
     .split(/[./]/)
@@ -143,10 +178,17 @@ export function errorKey(path, keys) {
 /**
  * The arguments editor for a proposed call, generated from the tool's JSON Schema: inline
  * validation, a diff against the proposal, and reset. `editableFields` locks the others.
+ * @param {{
+ *   schema: JsonSchema | undefined,
+ *   proposed: JsonObject,
+ *   editableFields?: string[],
+ *   onChange?: () => void,
+ * }} options
  */
 export function argsEditor({ schema, proposed, editableFields, onChange }) {
-  const properties = schema?.properties ?? {};
-  const required = new Set(schema?.required ?? []);
+  const form = /** @type {FormSchema | undefined} */ (schema);
+  const properties = form?.properties ?? {};
+  const required = new Set(form?.required ?? []);
   const keys = [...new Set([...Object.keys(properties), ...Object.keys(proposed)])];
   const generalError = h('p', { class: 'field-error', 'aria-live': 'polite' });
   const fields = keys.map((key) =>
@@ -160,8 +202,11 @@ export function argsEditor({ schema, proposed, editableFields, onChange }) {
     ),
   );
 
+  /** @returns {{ args: JsonObject, errors: FieldError[] }} */
   function current() {
+    /** @type {JsonObject} */
     const args = {};
+    /** @type {FieldError[]} */
     const errors = [];
     for (const f of fields) {
       const read = f.read();
@@ -172,17 +217,23 @@ export function argsEditor({ schema, proposed, editableFields, onChange }) {
     return { args, errors };
   }
 
-  /** Client or server field errors, beside their fields; paths may be `args.x.0`, `/x/0` or `x`. */
+  /**
+   * Client or server field errors, beside their fields; paths may be `args.x.0`, `/x/0` or `x`.
+   * @param {FieldError[]} errors
+   */
   function showErrors(errors) {
+    /** @type {Map<string, string[]>} */
     const byField = new Map(fields.map((f) => [f.key, []]));
+    /** @type {string[]} */
     const general = [];
     for (const e of errors) {
       const { key, rest } = errorKey(e.path, byField);
       const message = rest.length > 0 ? `${rest.join('.')} ${e.message}` : e.message;
-      if (key !== undefined && byField.has(key)) byField.get(key).push(message);
+      const messages = key === undefined ? undefined : byField.get(key);
+      if (messages) messages.push(message);
       else general.push(e.path ? `${e.path}: ${e.message}` : e.message);
     }
-    for (const f of fields) f.showError(byField.get(f.key));
+    for (const f of fields) f.showError(byField.get(f.key) ?? []);
     generalError.textContent = general.join('; ');
   }
 
@@ -201,6 +252,7 @@ export function argsEditor({ schema, proposed, editableFields, onChange }) {
     changes() {
       const { args, errors } = current();
       const keys = new Set(fields.map((f) => f.key));
+      /** @type {Map<string, string[]>} */
       const problems = new Map();
       for (const e of errors) {
         const { key, rest } = errorKey(e.path, keys);
@@ -210,6 +262,7 @@ export function argsEditor({ schema, proposed, editableFields, onChange }) {
           rest.length ? `${rest.join('.')} ${e.message}` : e.message,
         ]);
       }
+      /** @type {Change[]} */
       const changes = diffArgs(proposed, args).map((c) =>
         problems.has(c.path) ? { ...c, invalid: problems.get(c.path) } : c,
       );
@@ -234,7 +287,12 @@ export function argsEditor({ schema, proposed, editableFields, onChange }) {
   };
 }
 
-/** Top-level changes between the proposal and the edit, as the workflow records them. */
+/**
+ * Top-level changes between the proposal and the edit, as the workflow records them.
+ * @param {JsonObject} before
+ * @param {JsonObject} after
+ * @returns {Change[]}
+ */
 export function diffArgs(before, after) {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
   return keys
@@ -246,9 +304,12 @@ export function diffArgs(before, after) {
  * Changes as `path: before → after`. A change with `invalid` problems is shown as not valid (red,
  * wavy-underlined, with why), never as an accepted value: `text` is what the field holds when it does not
  * even read as a value.
+ * @param {Change[]} changes
+ * @param {{ empty?: string }} [options]
  */
 export function diffView(changes, { empty = 'No changes: approving runs the call as proposed.' } = {}) {
   if (changes.length === 0) return h('p', { class: 'muted' }, empty);
+  /** @param {JsonValue | undefined} value @param {string} none */
   const shown = (value, none) => (value === undefined ? none : JSON.stringify(value));
   return h(
     'ul',

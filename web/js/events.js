@@ -1,8 +1,17 @@
+// @ts-check
 import { authorization } from './api.js';
+
+/** @typedef {{ event: string, id: string, data: unknown }} StreamMessage */
 
 /**
  * Server-sent events over fetch, so a bearer token travels in a header rather than the URL
  * (EventSource cannot send one). Reconnects with Last-Event-ID, as EventSource would.
+ * @param {string} url
+ * @param {{
+ *   onEvent: (message: StreamMessage) => void,
+ *   onState: (state: 'live' | 'reconnecting' | 'ended' | 'unauthorized') => void,
+ *   signal: AbortSignal,
+ * }} handlers
  */
 export async function subscribe(url, { onEvent, onState, signal }) {
   let lastId = '';
@@ -45,7 +54,12 @@ export async function subscribe(url, { onEvent, onState, signal }) {
   }
 }
 
+/**
+ * @param {string} block
+ * @returns {StreamMessage}
+ */
 function parseBlock(block) {
+  /** @type {StreamMessage} */
   const message = { event: 'message', id: '', data: undefined };
   const data = [];
   for (const line of block.split('\n')) {

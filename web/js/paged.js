@@ -1,15 +1,21 @@
+// @ts-check
 import { h } from './dom.js';
 
 /** The query parameter that asks for the page after `pageToken`, if any. */
-export const pageQuery = (pageToken) => (pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : '');
+export const pageQuery = (/** @type {string | undefined} */ pageToken) =>
+  pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : '';
 
 /**
  * A list the API serves a page at a time. Its button appends the next page; `reload`
  * reads again as many pages as are shown, so a live update keeps what the reader has opened;
  * `restart` goes back to the first page (a filter changed). `fetchPage(pageToken)` resolves to
  * `{ items, nextPageToken }`; a page that fails to load goes to `onError`.
+ * @template T
+ * @param {(pageToken: string) => Promise<{ items: T[], nextPageToken?: string }>} fetchPage
+ * @param {{ label: string, onChange: (items: T[]) => void, onError: (err: unknown) => void }} options
  */
 export function pagedList(fetchPage, { label, onChange, onError }) {
+  /** @type {T[]} */
   let items = [];
   let pages = 0;
   let next = '';
@@ -18,7 +24,7 @@ export function pagedList(fetchPage, { label, onChange, onError }) {
   let generation = 0;
   const button = h('button', { type: 'button', hidden: true, onclick: () => more() }, label);
 
-  const settle = (token) => {
+  const settle = (/** @type {string | undefined} */ token) => {
     next = token ?? '';
     button.hidden = next === '';
     onChange(items);
@@ -42,6 +48,7 @@ export function pagedList(fetchPage, { label, onChange, onError }) {
     button,
     async reload() {
       const mine = ++generation;
+      /** @type {T[]} */
       const read = [];
       let token = '';
       for (let i = 0; i < Math.max(pages, 1); i++) {

@@ -1,19 +1,29 @@
+// @ts-check
 import { api, ApiError } from './api.js';
 import { pageQuery } from './paged.js';
+
+/** @typedef {import('../types/inbox.js').ApprovalDetail} ApprovalDetail */
+/** @typedef {import('../types/inbox.js').ApprovalList} ApprovalList */
+/** @typedef {import('../types/inbox.js').ApprovalSummary} ApprovalSummary */
+/** @typedef {import('../types/inbox.js').RunEvent} RunEvent */
 
 /**
  * The approvals waiting for a decision. The list call reads Temporal's visibility, which may trail
  * a run by a moment, so live events are applied by reading the approval itself (a query, always
  * current) rather than by listing again.
+ * @param {() => void} onChange
  */
 export function pendingStore(onChange) {
+  /** @type {Map<string, ApprovalSummary>} */
   const items = new Map();
   // What events said, which a list trailing the runs must not undo: still pending, or no longer.
   const live = new Set();
   const gone = new Set();
 
+  /** @param {string} trackingId */
   async function refreshOne(trackingId) {
     try {
+      /** @type {{ data: ApprovalDetail }} */
       const { data } = await api(`api/approvals/${encodeURIComponent(trackingId)}`);
       if (data.status === 'pending') {
         items.set(trackingId, data);
@@ -33,9 +43,11 @@ export function pendingStore(onChange) {
     items,
     async load() {
       // The API pages by runs; the inbox shows every page.
+      /** @type {ApprovalSummary[]} */
       const approvals = [];
       let pageToken = '';
       do {
+        /** @type {{ data: ApprovalList }} */
         const { data } = await api(`api/approvals?status=pending${pageQuery(pageToken)}`);
         approvals.push(...data.approvals);
         pageToken = data.nextPageToken ?? '';
@@ -47,6 +59,7 @@ export function pendingStore(onChange) {
         if (!live.has(a.trackingId) && !gone.has(a.trackingId)) items.set(a.trackingId, a);
       onChange();
     },
+    /** @param {RunEvent} event */
     async apply(event) {
       if (event.type === 'run.finished') {
         for (const [id, a] of items)

@@ -1,8 +1,19 @@
+// @ts-check
 import { argsEditor } from './args-editor.js';
 import { h } from './dom.js';
 import { validate } from './validate.js';
 
-/** Free text, or JSON when it parses as JSON. */
+/** @typedef {import('../types/inbox.js').FieldError} FieldError */
+/** @typedef {import('../types/inbox.js').FormSchema} FormSchema */
+/** @typedef {import('../types/inbox.js').JsonSchema} JsonSchema */
+/** @typedef {import('../types/inbox.js').JsonValue} JsonValue */
+
+/**
+ * Free text, or JSON when it parses as JSON.
+ * @param {string} text
+ * @param {JsonSchema | undefined} schema
+ * @returns {JsonValue}
+ */
 export function answerValue(text, schema) {
   if (schema?.type === 'string') return text;
   try {
@@ -13,7 +24,7 @@ export function answerValue(text, schema) {
 }
 
 /** `/result/restarted` (as the server names a result's fields) → `restarted`, as the form names it. */
-const withinResult = (errors) =>
+const withinResult = (/** @type {FieldError[]} */ errors) =>
   errors.map((e) => ({ ...e, path: String(e.path ?? '').replace(/^\/?result(?:[./]|$)/, '') }));
 
 /**
@@ -21,9 +32,17 @@ const withinResult = (errors) =>
  * typed in: an object with known fields is a form of them (as arguments are), anything else a
  * JSON-or-text box. The server checks again with the tool's own schema; its field errors show
  * in the same places.
+ * @param {{ schema: JsonSchema | undefined, id: string }} options
+ * @returns {{
+ *   element: HTMLElement,
+ *   read(): { value: JsonValue | undefined, errors: FieldError[] },
+ *   showErrors(errors: FieldError[]): void,
+ *   focus(): void,
+ * }}
  */
 export function resultEditor({ schema, id }) {
-  if (schema?.type === 'object' && schema.properties && Object.keys(schema.properties).length > 0) {
+  const fields = /** @type {FormSchema | undefined} */ (schema)?.properties;
+  if (schema?.type === 'object' && fields && Object.keys(fields).length > 0) {
     // Checked as typed, as arguments are: a field's problem shows beside it at once.
     const form = argsEditor({ schema, proposed: {}, onChange: () => form.showErrors(form.current().errors) });
     return {
@@ -33,12 +52,13 @@ export function resultEditor({ schema, id }) {
         return { value: args, errors };
       },
       showErrors: (errors) => form.showErrors(withinResult(errors)),
-      focus: () => form.element.querySelector('input, textarea, select')?.focus(),
+      focus: () =>
+        /** @type {HTMLElement | null} */ (form.element.querySelector('input, textarea, select'))?.focus(),
     };
   }
   const area = h('textarea', { id, rows: 4, spellcheck: 'false', 'aria-describedby': `${id}-error` });
   const error = h('p', { id: `${id}-error`, class: 'field-error', 'aria-live': 'polite' });
-  const showErrors = (errors) => {
+  const showErrors = (/** @type {FieldError[]} */ errors) => {
     error.textContent = withinResult(errors)
       .map((e) => (e.path ? `${e.path} ${e.message}` : e.message))
       .join('; ');

@@ -1,4 +1,4 @@
-import type { AssistantReply } from 'countersign/testing';
+import type { AssistantReply } from 'countersign/dev';
 import type { Conversation, Step } from '../conversation.js';
 import { answer, callTools, failureLine, isObject, refusalLine } from '../reply.js';
 

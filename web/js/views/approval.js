@@ -1,3 +1,4 @@
+// @ts-check
 import { api } from '../api.js';
 import { diffArgs, diffView } from '../args-editor.js';
 import { append, clear, h, json, statusChip, time } from '../dom.js';
@@ -5,11 +6,24 @@ import { describeCall } from '../describe-call.js';
 import { auditView } from './audit.js';
 import { argValues } from './arg-values.js';
 import { decisionPanel } from './decision-panel.js';
+import { rulePreview } from './rule-preview.js';
 import { OUTCOME_HOW, attemptFacts, outcomeBadge } from './outcome.js';
 import { SECRET_HOW, secretAsked, secretBadge, secretKept, secretLabel } from './secret.js';
 import { modelWords, transcriptView } from './transcript.js';
 
-/** What an approval is called: its tool, or what kind of decision it is when that says more. */
+/** @typedef {import('../../types/inbox.js').ApprovalDetail} ApprovalDetail */
+/** @typedef {import('../../types/inbox.js').ApprovalSummary} ApprovalSummary */
+/** @typedef {import('../../types/inbox.js').Child} Child */
+/** @typedef {import('../../types/inbox.js').Ctx} Ctx */
+/** @typedef {import('../../types/inbox.js').JsonObject} JsonObject */
+/** @typedef {import('../../types/inbox.js').Requirement} Requirement */
+/** @typedef {import('../../types/inbox.js').View} View */
+/** @typedef {import('./rule-preview.js').RulePreview} RulePreview */
+
+/**
+ * What an approval is called: its tool, or what kind of decision it is when that says more.
+ * @param {ApprovalSummary} a
+ */
 export function approvalTitle(a) {
   if (a.kind === 'plan') return 'Plan review';
   if (a.kind === 'question') return 'Question from the agent';
@@ -19,7 +33,10 @@ export function approvalTitle(a) {
   return a.tool;
 }
 
-/** A title's mark of its kind, where the kind changes what the answers mean. */
+/**
+ * A title's mark of its kind, where the kind changes what the answers mean.
+ * @param {ApprovalSummary} a
+ */
 export function kindBadge(a) {
   if (a.kind === 'outcome') return [outcomeBadge(), ' '];
   if (a.kind === 'secret') return [secretBadge(), ' '];
@@ -27,11 +44,12 @@ export function kindBadge(a) {
 }
 
 /** Who answered, as the details say it: a secret is supplied, an outcome answered, the rest approved. */
-const ANSWERED_BY = { outcome: 'Answered by', secret: 'Supplied by' };
+const ANSWERED_BY = /** @type {Record<string, string>} */ ({ outcome: 'Answered by', secret: 'Supplied by' });
 
 /**
  * The names for the details' "… by" row. A secret is supplied with respond, which signs no
  * approval, so who supplied it is read from its outcome.
+ * @param {ApprovalSummary} a
  */
 function answeredBy(a) {
   if (a.approvals.length) return a.approvals.map((s) => s.approver).join(', ');
@@ -41,22 +59,30 @@ function answeredBy(a) {
 }
 
 /** Whom a rule's requirements name, where that is not simply the policy. */
-const RULE_HEADING = { outcome: 'Asked of the call’s approvers', secret: 'Asked of the tool’s approvers' };
+const RULE_HEADING = /** @type {Record<string, string>} */ ({
+  outcome: 'Asked of the call’s approvers',
+  secret: 'Asked of the tool’s approvers',
+});
+
+/** Whether a rule's words name an argument: as a word of their own (`amount over 1000`). */
+const namesArg = (/** @type {string} */ reason, /** @type {string} */ name) =>
+  new RegExp(`(^|[\\s(])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[\\s)]|$)`).test(reason);
 
 /**
- * The arguments a rule's conditions name (`amount > 1000`), with the values they have now: as the
- * approver is editing them, with the proposal's beside any they changed.
+ * The arguments a rule's conditions name (`amount over 1000`), with the values they have now: as
+ * the approver is editing them, with the proposal's beside any they changed.
+ * @param {string} reason
+ * @param {JsonObject | undefined} args
+ * @param {JsonObject | undefined} proposed
  */
-function ruleValues(reason, args, proposed) {
-  const names = new Set();
-  for (const m of reason.matchAll(/([A-Za-z_][A-Za-z0-9_.-]*) (?:>=|<=|!=|>|<|=|in |matches |is set)/g))
-    if (Object.hasOwn(args ?? {}, m[1])) names.add(m[1]);
-  if (names.size === 0) return null;
+function ruleValues(reason, args = {}, proposed) {
+  const names = Object.keys(args).filter((name) => namesArg(reason, name));
+  if (names.length === 0) return null;
   return h(
     'span',
     { class: 'rule-values' },
     'where ',
-    [...names].map((name, i) => {
+    names.map((name, i) => {
       const now = JSON.stringify(args[name]);
       const before = JSON.stringify(proposed?.[name]);
       return [
@@ -70,12 +96,23 @@ function ruleValues(reason, args, proposed) {
   );
 }
 
+const sameRequirement = (/** @type {Requirement} */ a, /** @type {Requirement} */ b) =>
+  JSON.stringify(a) === JSON.stringify(b);
+
 /**
- * Which policy rule asked for this decision, who must give it, and how much of it is met. `edited`:
- * the arguments as the approver is editing them, whose values the rule then shows.
+ * Which policy rule asked for this decision, in words, who must give it, and how much of it is met.
+ * `edited`: the arguments as the approver is editing them, whose values the rule then shows;
+ * `preview`: what the run says the edit would need (see rule-preview.js): the requirements of the
+ * tier it moves into, marked as the edit's, and a warning for any nobody can meet.
+ * @param {ApprovalSummary} a
+ * @param {JsonObject} [edited]
+ * @param {RulePreview | null} [preview]
  */
-function ruleView(a, edited) {
+function ruleView(a, edited, preview) {
   const args = a.kind === 'call' ? (edited ?? a.outcome?.args ?? a.args) : undefined;
+  const requirements = preview?.requirements ?? a.requirements;
+  // An edit is a new proposal: sign-offs on the one before do not carry over to it.
+  const approvals = preview?.requirements ? [] : a.approvals;
   return h(
     'section',
     { class: 'rule', 'aria-label': 'Why this needs a decision' },
@@ -85,12 +122,13 @@ function ruleView(a, edited) {
     h(
       'ul',
       { class: 'requirements' },
-      a.requirements.map((r) => {
+      requirements.map((r) => {
         // Those who proposed what a requirement covers (a step they added) do not count toward it.
-        const have = a.approvals.filter(
+        const have = approvals.filter(
           (s) => !r.notBy?.includes(s.approver) && s.roles.some((role) => r.roles.includes(role)),
         ).length;
         const notBy = r.notBy?.length ? `, not ${r.notBy.join(' or ')}` : '';
+        const added = preview && !a.requirements.some((shown) => sameRequirement(shown, r));
         return h(
           'li',
           {},
@@ -98,6 +136,7 @@ function ruleView(a, edited) {
             'span',
             { class: 'need' },
             `${r.roles.join(' or ')}${notBy}: ${Math.min(have, r.count)} of ${r.count}${have >= r.count ? ' (met)' : ''}`,
+            added ? [' ', h('span', { class: 'as-edited muted' }, '(with your edit)')] : null,
           ),
           h(
             'span',
@@ -110,12 +149,20 @@ function ruleView(a, edited) {
         );
       }),
     ),
+    preview?.refused ? h('p', { class: 'rule-warning', role: 'alert' }, preview.refused) : null,
+    (preview?.warnings ?? []).map((warning) =>
+      h('p', { class: 'rule-warning', role: 'alert' }, `Nobody can complete this: ${warning}.`),
+    ),
   );
 }
 
 /**
  * The description as the edit being typed makes it, filled in as the workflow fills it, and marked
  * as the edit's; the workflow's own once the edit is undone.
+ * @param {HTMLElement} lede
+ * @param {Ctx} ctx
+ * @param {ApprovalDetail} a
+ * @param {JsonObject} args
  */
 function followEdit(lede, ctx, a, args) {
   const edited = diffArgs(a.args, args).length > 0;
@@ -132,7 +179,9 @@ function followEdit(lede, ctx, a, args) {
   );
 }
 
+/** @param {ApprovalSummary} a */
 function facts(a) {
+  /** @type {[string, Child][]} */
   const rows = [
     ['Agent', a.agent],
     ['Run', h('a', { href: `#/runs/${encodeURIComponent(a.runId)}` }, a.runId)],
@@ -151,7 +200,25 @@ function facts(a) {
   );
 }
 
-/** A decided approval's proposal, as it finally stood. */
+/**
+ * What an approver judges, as fields to compare: a call's arguments, or the output under review.
+ * An output need not be an object (a string, a list, null): then it is compared whole.
+ * @param {ApprovalSummary} a
+ * @returns {JsonObject}
+ */
+function judged(a) {
+  if (a.kind !== 'result') return a.args;
+  const output = a.result ?? null;
+  return output !== null && typeof output === 'object' && !Array.isArray(output)
+    ? output
+    : { result: output };
+}
+
+/**
+ * A decided approval's proposal, as it finally stood.
+ * @param {ApprovalSummary} a
+ * @returns {Child[]}
+ */
 function decidedProposal(a) {
   if (a.kind === 'question')
     return [h('h2', {}, 'Question'), h('p', { class: 'question' }, a.question ?? '')];
@@ -182,6 +249,7 @@ function decidedProposal(a) {
       h('h2', {}, 'What was known of the attempt'),
       attemptFacts(a.attempt),
     ];
+  /** @type {Child[]} */
   const parts = [
     h('h2', {}, 'Call'),
     h('p', {}, h('code', {}, a.tool)),
@@ -192,19 +260,24 @@ function decidedProposal(a) {
 }
 
 /** How an approval ended, as the lists and the approval view say it. */
-export const HOW = {
+export const HOW = /** @type {Record<string, string>} */ ({
   approved: 'Approved',
   edited: 'Approved with edits',
   rejected: 'Rejected',
   responded: 'Answered',
   expired: 'Expired',
   cancelled: 'Cancelled',
-};
+});
 
-/** How this approval ended, in the words of its kind. */
+/**
+ * How this approval ended, in the words of its kind.
+ * @param {ApprovalSummary} a
+ * @param {string} status
+ */
 export const howSettled = (a, status) =>
   (a.kind === 'outcome' ? OUTCOME_HOW : a.kind === 'secret' ? SECRET_HOW : HOW)[status] ?? status;
 
+/** @param {ApprovalSummary} a */
 function outcome(a) {
   const o = a.outcome;
   if (!o) return h('p', {}, statusChip(a.status));
@@ -231,17 +304,26 @@ function outcome(a) {
  * One approval. At the top, side by side: the proposal (the arguments editor) and the decision
  * panel (why it is asked, approve, reject), so both are in the first screenful; below them the
  * run's context, the details, the raw JSON and the audit trail.
+ * @param {Ctx} ctx
+ * @param {string} trackingId
+ * @returns {Promise<View>}
  */
 export async function approvalView(ctx, trackingId) {
   const root = h('article', { class: 'approval' });
+  /** @type {ApprovalDetail | null} */
   let shown = null;
   let loads = 0;
-  /** `ownDecision`: this page just decided, so a new revision is its own doing, not news. */
+  /**
+   * `ownDecision`: this page just decided, so a new revision is its own doing, not news.
+   * @param {{ ownDecision?: boolean }} [options]
+   */
   async function load({ ownDecision = false } = {}) {
     // A live update and a decision can both reload: only the latest one started may render.
     const mine = ++loads;
     if (ownDecision) shown = null;
+    /** @type {{ data: ApprovalDetail }} */
     const { data: a } = await api(`api/approvals/${encodeURIComponent(trackingId)}`);
+    /** @type {import('../../types/inbox.js').RunDetail | null} */
     const run = await api(`api/runs/${encodeURIComponent(a.runId)}`).then(
       (r) => r.data,
       () => null,
@@ -258,14 +340,7 @@ export async function approvalView(ctx, trackingId) {
               {},
               `The proposal changed while you were looking (revision ${shown.revision} → ${a.revision})`,
             ),
-            a.kind === 'plan'
-              ? h('pre', {}, json(a.plan))
-              : diffView(
-                  diffArgs(
-                    shown.kind === 'result' ? shown.result : shown.args,
-                    a.kind === 'result' ? a.result : a.args,
-                  ),
-                ),
+            a.kind === 'plan' ? h('pre', {}, json(a.plan)) : diffView(diffArgs(judged(shown), judged(a))),
           )
         : null;
     shown = a;
@@ -273,12 +348,21 @@ export async function approvalView(ctx, trackingId) {
     const pending = a.status === 'pending';
     const lede = h('p', { class: 'lede' }, a.description);
     const rule = ruleView(a);
+    let typed = a.args;
+    // The run's answer for the edit typed last; the typed values show at once, the answer when it comes.
+    const preview = rulePreview(a, (answer) =>
+      rule.replaceChildren(...ruleView(a, typed, answer).childNodes),
+    );
     const decision = pending
       ? decisionPanel(ctx, a, load, {
           rule,
           onEdit: (args) => {
+            // Heard again on leaving a field: what is shown, and the run's answer, already fit.
+            if (JSON.stringify(args) === JSON.stringify(typed)) return;
+            typed = args;
             rule.replaceChildren(...ruleView(a, args).childNodes);
             followEdit(lede, ctx, a, args);
+            preview(args);
           },
         })
       : null;

@@ -1,11 +1,32 @@
+// @ts-check
 import { h, when } from '../dom.js';
 import { OUTCOME_ANSWERS, settledWords, unknownSentence } from './outcome.js';
 import { secretLabel, settledWords as secretSettled } from './secret.js';
 
-/** The settled entry's deciders, as the run recorded them. */
-const settledBy = (e) => (Array.isArray(e.data?.by) ? e.data.by : []);
+/** @typedef {import('../../types/inbox.js').ApprovalSummary} ApprovalSummary */
+/** @typedef {import('../../types/inbox.js').RunEvent} RunEvent */
 
-/** An entry about an unknown outcome, whose answers travel as respond / approve / reject. */
+/**
+ * An entry's `data`, an object the run wrote (`by`, `kind`...), or an empty one.
+ * @param {RunEvent} e
+ * @returns {Record<string, unknown>}
+ */
+const dataOf = (e) => (e.data && typeof e.data === 'object' && !Array.isArray(e.data) ? e.data : {});
+
+/**
+ * The settled entry's deciders, as the run recorded them.
+ * @param {RunEvent} e
+ * @returns {string[]}
+ */
+const settledBy = (e) => {
+  const by = dataOf(e).by;
+  return Array.isArray(by) ? by : [];
+};
+
+/**
+ * An entry about an unknown outcome, whose answers travel as respond / approve / reject.
+ * @param {RunEvent} e
+ */
 function outcomeWords(e) {
   if (e.type === 'approval.requested') return `Asked whether the call to ${e.tool} happened`;
   if (e.type === 'approval.decided' && e.decision)
@@ -18,6 +39,8 @@ function outcomeWords(e) {
 /**
  * An entry about a secret: supplied (respond) or declined (reject). The entry holds no value,
  * and neither do these words: only what was asked for, and who answered.
+ * @param {RunEvent} e
+ * @param {ApprovalSummary | undefined} approval
  */
 function secretWords(e, approval) {
   const what = approval ? secretLabel(approval) : 'a secret';
@@ -34,11 +57,13 @@ function secretWords(e, approval) {
  * What an entry means beyond its fields, where they alone would mislead: an attempt whose outcome
  * nobody knows, the answers about it, and secrets supplied or declined, all of which travel as
  * respond / approve / reject.
+ * @param {RunEvent} e
+ * @param {Map<string, ApprovalSummary>} approvals
  */
 function words(e, approvals) {
   if (e.type === 'tool.unknown') return unknownSentence(e);
-  const approval = approvals.get(e.trackingId);
-  const kind = approval?.kind ?? e.data?.kind;
+  const approval = e.trackingId === undefined ? undefined : approvals.get(e.trackingId);
+  const kind = approval?.kind ?? dataOf(e).kind;
   if (kind === 'outcome') return outcomeWords(e);
   if (kind === 'secret') return secretWords(e, approval);
   return null;
@@ -48,6 +73,8 @@ function words(e, approvals) {
  * The audit trail: every request and decision with who, when, through which channel, and the diff.
  * `approvals` (those of the run, or the one shown) tell which entries are about an unknown outcome
  * or a secret.
+ * @param {RunEvent[]} events
+ * @param {{ approvals?: ApprovalSummary[] }} [options]
  */
 export function auditView(events, { approvals = [] } = {}) {
   if (events.length === 0) return h('p', { class: 'muted' }, 'No entries yet.');

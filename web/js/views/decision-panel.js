@@ -1,3 +1,4 @@
+// @ts-check
 import { api, ApiError } from '../api.js';
 import { argsEditor, diffView } from '../args-editor.js';
 import { h, json, setText } from '../dom.js';
@@ -8,13 +9,37 @@ import { outcomeChoices } from './outcome-choices.js';
 import { planEditor } from './plan.js';
 import { SECRET_DONE, secretForm } from './secret.js';
 
+/** @typedef {import('../../types/inbox.js').ApprovalDetail} ApprovalDetail */
+/** @typedef {import('../../types/inbox.js').Ctx} Ctx */
+/** @typedef {import('../../types/inbox.js').Decision} Decision */
+/** @typedef {import('../../types/inbox.js').DecisionSubmitted} DecisionSubmitted */
+/** @typedef {import('../../types/inbox.js').FieldError} FieldError */
+/** @typedef {import('../../types/inbox.js').Child} Child */
+
+/**
+ * What the panel lends a kind's own controls (outcome-choices.js, secret.js): `button` makes a
+ * button the panel disables while a decision is on its way; `send` sends one, handing the field
+ * errors of a refusal to `showFieldErrors`; `say` writes above the buttons.
+ * @typedef {{
+ *   button: (label: string, cls: string, onclick: () => unknown) => HTMLButtonElement,
+ *   send: (decision: Decision, showFieldErrors?: (fields: FieldError[]) => void) => Promise<void>,
+ *   say: (text: string, problem?: boolean) => void,
+ * }} Controls
+ */
+
+/** @type {Record<string, string>} */
 const DONE = { approve: 'Approved', edit: 'Approved with edits', reject: 'Rejected', respond: 'Answered' };
 
 /** What the toast says once a decision is taken, in the words of the approval's kind. */
-const doneWords = (kind) => (kind === 'outcome' ? OUTCOME_DONE : kind === 'secret' ? SECRET_DONE : DONE);
+const doneWords = (/** @type {string} */ kind) =>
+  kind === 'outcome' ? OUTCOME_DONE : kind === 'secret' ? SECRET_DONE : DONE;
 
 // Polled relative to the page, as every call is: the answer's `location` is a path under the
 // router's mount (`/api/...`), which the browser would resolve at the site's root.
+/**
+ * @param {string} trackingId
+ * @param {string} requestId
+ */
 async function pollOutcome(trackingId, requestId) {
   const outcome = `api/approvals/${encodeURIComponent(trackingId)}/decisions/${encodeURIComponent(requestId)}`;
   for (let i = 0; i < 60; i++) {
@@ -31,16 +56,23 @@ async function pollOutcome(trackingId, requestId) {
  * the `panel` of decision controls, to be shown side by side: the buttons where the eye lands,
  * the arguments they act on beside them. `rule` (why this needs a decision) heads the panel;
  * `onEdit` hears the arguments each time an edit of them reads as valid.
+ * @param {Ctx} ctx
+ * @param {ApprovalDetail} a
+ * @param {(options?: { ownDecision?: boolean }) => Promise<void>} reload
+ * @param {{ rule?: HTMLElement, onEdit?: (args: import('../../types/inbox.js').JsonObject) => void }} [options]
  */
 export function decisionPanel(ctx, a, reload, { rule, onEdit } = {}) {
   const allowed = new Set(a.allowedDecisions);
   // Problems with what is about to be sent sit right above the buttons that send it.
   const status = h('p', { class: 'form-status', role: 'alert' });
+  /** @type {Controls['say']} */
   const say = (text, problem = false) => {
     setText(status, text);
     status.classList.toggle('problem', problem);
   };
+  /** @type {HTMLButtonElement[]} */
   const buttons = [];
+  /** @type {Controls['button']} */
   const button = (label, cls, onclick) => {
     const b = h('button', { type: 'button', class: cls, onclick });
     b.textContent = label;
@@ -48,6 +80,7 @@ export function decisionPanel(ctx, a, reload, { rule, onEdit } = {}) {
     return b;
   };
 
+  /** @type {Controls['send']} */
   async function send(decision, showFieldErrors) {
     say('Sending…');
     for (const b of buttons) b.disabled = true;
@@ -64,7 +97,7 @@ export function decisionPanel(ctx, a, reload, { rule, onEdit } = {}) {
       });
       if (code === 202) {
         say('Sent; waiting for the run to take it…');
-        await pollOutcome(a.trackingId, data.requestId);
+        await pollOutcome(a.trackingId, /** @type {DecisionSubmitted} */ (data).requestId);
       }
       ctx.toast(doneWords(a.kind)[decision.type]);
       await reload({ ownDecision: true });
@@ -78,11 +111,12 @@ export function decisionPanel(ctx, a, reload, { rule, onEdit } = {}) {
         return;
       }
       if (err instanceof ApiError && err.fields.length > 0 && showFieldErrors) showFieldErrors(err.fields);
-      say(err.message, true);
+      say(err instanceof Error ? err.message : String(err), true);
       for (const b of buttons) b.disabled = false;
     }
   }
 
+  /** @param {Child[]} work @param {Child[]} actions */
   const layout = (work, actions, heading = 'Your decision') => ({
     work: h('section', { class: 'work', 'aria-label': 'Proposal' }, work),
     panel: h(
@@ -104,8 +138,11 @@ export function decisionPanel(ctx, a, reload, { rule, onEdit } = {}) {
     return layout(work, actions, 'Supply or decline');
   }
 
+  /** @type {Child[]} */
   const work = [];
+  /** @type {Child[]} */
   const actions = [];
+  /** @type {() => Promise<void> | undefined} */
   let approveAction = () => send({ type: 'approve' });
 
   if (a.kind === 'call' && allowed.has('edit')) {
@@ -143,7 +180,11 @@ export function decisionPanel(ctx, a, reload, { rule, onEdit } = {}) {
       // Enter in a field must never approve: deciding takes an explicit press of a button.
       h(
         'form',
-        { class: 'edit-form', 'aria-label': 'Edit arguments', onsubmit: (e) => e.preventDefault() },
+        {
+          class: 'edit-form',
+          'aria-label': 'Edit arguments',
+          onsubmit: (/** @type {SubmitEvent} */ e) => e.preventDefault(),
+        },
         editor.element,
       ),
       h('h3', {}, 'Changes'),
@@ -223,6 +264,7 @@ export function decisionPanel(ctx, a, reload, { rule, onEdit } = {}) {
       );
   }
 
+  /** @type {HTMLElement | null} */
   let respond = null;
   if (allowed.has('respond')) {
     const id = `respond-${a.trackingId}`;

@@ -1,3 +1,4 @@
+// @ts-check
 import { api } from '../api.js';
 import { h, statusChip, time } from '../dom.js';
 import { pagedList, pageQuery } from '../paged.js';
@@ -5,7 +6,14 @@ import { approvalTitle, howSettled, kindBadge } from './approval.js';
 import { attemptLine } from './outcome.js';
 import { secretLabel } from './secret.js';
 
-/** Who decided, how and when; or why no one did. */
+/** @typedef {import('../../types/inbox.js').ApprovalSummary} ApprovalSummary */
+/** @typedef {import('../../types/inbox.js').Ctx} Ctx */
+/** @typedef {import('../../types/inbox.js').View} View */
+
+/**
+ * Who decided, how and when; or why no one did.
+ * @param {ApprovalSummary} a
+ */
 function decidedLine(a) {
   const o = a.outcome;
   if (!o) return null;
@@ -19,6 +27,10 @@ function decidedLine(a) {
   );
 }
 
+/**
+ * @param {Ctx} ctx
+ * @param {ApprovalSummary} a
+ */
 function card(ctx, a) {
   const tiers = a.requirements.filter((r) => r.tier).map((r) => r.tier);
   const quorum =
@@ -58,13 +70,24 @@ function card(ctx, a) {
   );
 }
 
+/**
+ * @param {Ctx} ctx
+ * @param {HTMLElement} list
+ * @param {HTMLElement} note
+ * @param {Iterable<ApprovalSummary>} approvals
+ * @param {string} empty
+ */
 function render(ctx, list, note, approvals, empty) {
   const sorted = [...approvals].sort((a, b) => (a.requestedAt < b.requestedAt ? 1 : -1));
   list.replaceChildren(...sorted.map((a) => card(ctx, a)));
   note.textContent = sorted.length === 0 ? empty : '';
 }
 
-/** What waits for a decision: kept current by the live store, so arrivals show at once. */
+/**
+ * What waits for a decision: kept current by the live store, so arrivals show at once.
+ * @param {Ctx} ctx
+ * @returns {Promise<View>}
+ */
 export async function inboxView(ctx) {
   const title = 'Waiting for a decision';
   const list = h('ul', { class: 'cards', 'aria-label': title });
@@ -82,6 +105,10 @@ export async function inboxView(ctx) {
   return { element: h('section', {}, h('h1', {}, title), note, list), pendingChanged: show };
 }
 
+/**
+ * @param {Ctx} ctx
+ * @returns {Promise<View>}
+ */
 export async function decidedView(ctx) {
   const title = 'Decided';
   const list = h('ul', { class: 'cards', 'aria-label': title });
@@ -89,12 +116,13 @@ export async function decidedView(ctx) {
   // The API pages decided approvals by run: a page may hold none and still have older ones after it.
   const decided = pagedList(
     async (pageToken) => {
+      /** @type {{ data: import('../../types/inbox.js').ApprovalList }} */
       const { data } = await api(`api/approvals?status=decided${pageQuery(pageToken)}`);
       return { items: data.approvals, nextPageToken: data.nextPageToken };
     },
     {
       label: 'Show older decisions',
-      onError: (err) => ctx.toast(err.message),
+      onError: (err) => ctx.toast(err instanceof Error ? err.message : String(err)),
       onChange: (items) => render(ctx, list, note, items, 'No decided approvals yet.'),
     },
   );

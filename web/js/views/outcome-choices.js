@@ -1,3 +1,4 @@
+// @ts-check
 import { h } from '../dom.js';
 import { resultEditor } from '../result-editor.js';
 import { argValues } from './arg-values.js';
@@ -7,6 +8,8 @@ import { OUTCOME_ANSWERS, attemptFacts } from './outcome.js';
  * The three answers to "did this happen?", over the decision panel's own `send` (respond, approve,
  * reject): only their words, explanations and order are this kind's. `button` makes a button the
  * panel disables while a decision is on its way; `say` writes above the buttons.
+ * @param {import('../../types/inbox.js').ApprovalView} a
+ * @param {import('./decision-panel.js').Controls} controls
  */
 export function outcomeChoices(a, { button, send, say }) {
   const allowed = new Set(a.allowedDecisions);
@@ -36,7 +39,7 @@ export function outcomeChoices(a, { button, send, say }) {
         'aria-label': 'The result it had',
         hidden: true,
         // Enter in a field must never decide: sending takes an explicit press of a button.
-        onsubmit: (e) => e.preventDefault(),
+        onsubmit: (/** @type {SubmitEvent} */ e) => e.preventDefault(),
       },
       h('p', { class: 'hint' }, 'Give the result it had: the model sees it as the tool’s output.'),
       editor.element,

@@ -1,4 +1,10 @@
+// @ts-check
 import { h, time } from '../dom.js';
+
+/** @typedef {import('../../types/inbox.js').ApprovalView} ApprovalView */
+/** @typedef {import('../../types/inbox.js').ApprovalSummary} ApprovalSummary */
+/** @typedef {import('../../types/inbox.js').RunEvent} RunEvent */
+/** @typedef {import('../../types/inbox.js').UnknownAttempt} UnknownAttempt */
 
 /**
  * An unknown outcome in words: an attempt of a tool that does not dedupe ended without the tool
@@ -14,29 +20,33 @@ export function outcomeBadge() {
 }
 
 /** What each decision means for an outcome approval, as the buttons, the toast and the audit say it. */
-export const OUTCOME_ANSWERS = {
+export const OUTCOME_ANSWERS = /** @type {Record<string, string>} */ ({
   respond: 'It happened',
   approve: 'It did not happen — run it again',
   reject: 'It failed',
-};
+});
 
 /** What the toast says once an answer is taken. */
-export const OUTCOME_DONE = {
+export const OUTCOME_DONE = /** @type {Record<string, string>} */ ({
   respond: 'Reported as happened',
   approve: 'Running it again',
   reject: 'Marked failed',
-};
+});
 
 /** How an outcome approval ended, as its outcome section and the lists say it. */
-export const OUTCOME_HOW = {
+export const OUTCOME_HOW = /** @type {Record<string, string>} */ ({
   responded: 'Reported as happened',
   approved: 'Run again',
   rejected: 'Marked failed',
   expired: 'Marked failed: nobody answered by the deadline',
   cancelled: 'Cancelled',
-};
+});
 
-/** The settled status of an outcome approval, for the audit trail and the transcript. */
+/**
+ * The settled status of an outcome approval, for the audit trail and the transcript.
+ * @param {string} status
+ * @param {string[]} [by]
+ */
 export function settledWords(status, by = []) {
   const who = by.length ? by.join(', ') : 'a person';
   if (status === 'responded') return `reported as happened by ${who}`;
@@ -47,13 +57,19 @@ export function settledWords(status, by = []) {
   return status;
 }
 
-/** The last step the tool reported, with when; or that it reported none. */
+/**
+ * The last step the tool reported, with when; or that it reported none.
+ * @param {{ step: string, at?: string } | undefined} progress
+ */
 function lastStep(progress) {
   if (!progress) return 'no progress reported';
   return [h('q', {}, progress.step), ' at ', time(progress.at)];
 }
 
-/** Attempt, start, worker and last step in one line, for inbox cards. */
+/**
+ * Attempt, start, worker and last step in one line, for inbox cards.
+ * @param {UnknownAttempt | undefined} attempt
+ */
 export function attemptLine(attempt) {
   if (!attempt) return null;
   return h(
@@ -67,9 +83,13 @@ export function attemptLine(attempt) {
   );
 }
 
-/** Everything known of the attempt, for the approval page. */
+/**
+ * Everything known of the attempt, for the approval page.
+ * @param {UnknownAttempt | undefined} attempt
+ */
 export function attemptFacts(attempt) {
   if (!attempt) return h('p', { class: 'muted' }, 'Nothing is known of the attempt.');
+  /** @type {[string, import('../../types/inbox.js').Child][]} */
   const rows = [
     ['Attempt', String(attempt.attempt)],
     ['Started', attempt.startedAt ? time(attempt.startedAt) : 'not known'],
@@ -84,8 +104,12 @@ export function attemptFacts(attempt) {
   );
 }
 
-/** A `tool.unknown` event of the run's log as a sentence. */
+/**
+ * A `tool.unknown` event of the run's log as a sentence.
+ * @param {RunEvent} event
+ */
 export function unknownSentence(event) {
+  /** @type {Record<string, any>} */
   const d = event.data && typeof event.data === 'object' ? event.data : {};
   return [
     `Outcome of ${event.tool ?? 'the tool'} unknown: ${d.reason ?? 'the attempt ended without saying how'}; attempt ${d.attempt ?? '?'}`,
@@ -99,6 +123,7 @@ export function unknownSentence(event) {
 /**
  * Beside a tool's result in the transcript, one line per outcome approval its call went through,
  * so a result a person reported, or a failure they declared, is never read as the tool's own word.
+ * @param {ApprovalSummary} a
  */
 export const outcomeMarkLine = (a) => [
   outcomeBadge(),

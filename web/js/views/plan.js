@@ -1,19 +1,42 @@
+// @ts-check
 import { argsEditor, diffView } from '../args-editor.js';
 import { h, setText } from '../dom.js';
+
+/** @typedef {import('../../types/inbox.js').FieldError} FieldError */
+/** @typedef {import('../../types/inbox.js').PlanStep} PlanStep */
+/** @typedef {import('../../types/inbox.js').ToolSpec} ToolSpec */
+/** A step's problem: ours name the step, the server's name it in their path. @typedef {FieldError & { step?: number }} StepError */
+/**
+ * @typedef {{
+ *   tool: string,
+ *   toolCallId?: string,
+ *   addedBy?: string,
+ *   proposed: import('../../types/inbox.js').JsonObject,
+ *   diff: HTMLElement,
+ *   error: HTMLElement,
+ *   editor: ReturnType<typeof argsEditor>,
+ * }} Step
+ */
 
 /**
  * Plan review: the calls of one turn as one list a human may reorder, cut, edit, or extend with
  * other tools of the agent, before any of them runs. Each step's arguments are a form generated
  * from its tool's schema, as for a single call: a multi-line string (a SQL query) reads and edits
  * as the lines it holds.
+ * @param {{ proposed: PlanStep[], tools: ToolSpec[], onChange?: () => void }} options
  */
 export function planEditor({ proposed, tools, onChange }) {
   const list = h('ol', { class: 'plan' });
   const general = h('p', { class: 'field-error', 'aria-live': 'polite' });
-  const toolOf = (name) => tools.find((t) => t.name === name);
+  const toolOf = (/** @type {string} */ name) => tools.find((t) => t.name === name);
 
+  /**
+   * @param {PlanStep} proposedStep
+   * @returns {Step}
+   */
   function makeStep({ tool, args, toolCallId, addedBy }) {
     const spec = toolOf(tool);
+    /** @type {Step} */
     const step = {
       tool,
       toolCallId,
@@ -21,21 +44,22 @@ export function planEditor({ proposed, tools, onChange }) {
       proposed: args,
       diff: h('div', { class: 'diff-box step-diff', 'aria-live': 'polite' }),
       error: h('p', { class: 'field-error' }),
+      editor: argsEditor({
+        schema: spec?.parameters,
+        proposed: args,
+        // A step the model proposed keeps the fields its tool's policy locks; a step a human adds is theirs to fill.
+        editableFields: toolCallId ? spec?.approval?.editableFields : undefined,
+        onChange: () => {
+          showDiff(step);
+          onChange?.();
+        },
+      }),
     };
-    step.editor = argsEditor({
-      schema: spec?.parameters,
-      proposed: args,
-      // A step the model proposed keeps the fields its tool's policy locks; a step a human adds is theirs to fill.
-      editableFields: toolCallId ? spec?.approval?.editableFields : undefined,
-      onChange: () => {
-        showDiff(step);
-        onChange?.();
-      },
-    });
     showDiff(step);
     return step;
   }
 
+  /** @param {Step} step */
   function showDiff(step) {
     if (!step.toolCallId) return step.diff.replaceChildren();
     const { changes } = step.editor.changes();
@@ -47,7 +71,7 @@ export function planEditor({ proposed, tools, onChange }) {
   function render() {
     list.replaceChildren(
       ...steps.map((step, i) => {
-        const move = (delta) => () => {
+        const move = (/** @type {number} */ delta) => () => {
           const j = i + delta;
           if (j < 0 || j >= steps.length) return;
           [steps[i], steps[j]] = [steps[j], steps[i]];
@@ -143,6 +167,7 @@ export function planEditor({ proposed, tools, onChange }) {
   );
 
   function current() {
+    /** @type {StepError[]} */
     const errors = [];
     const plan = steps.map((step, i) => {
       const { args, errors: stepErrors } = step.editor.current();
@@ -166,9 +191,12 @@ export function planEditor({ proposed, tools, onChange }) {
     /**
      * Errors beside their step and field: ours name the step, the server's name it in their path
      * (`plan.<i>.args.<field>` or `/plan/<i>/args/<field>`).
+     * @param {StepError[]} errors
      */
     showErrors(errors) {
+      /** @type {{ fields: FieldError[], other: string[] }[]} */
       const byStep = steps.map(() => ({ fields: [], other: [] }));
+      /** @type {string[]} */
       const other = [];
       for (const e of errors) {
         let step = e.step;

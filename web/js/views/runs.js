@@ -1,4 +1,5 @@
-/* global document */
+// @ts-check
+/* global document, HTMLElement */
 import { api } from '../api.js';
 import { append, clear, h, setText, statusChip, when } from '../dom.js';
 import { pagedList, pageQuery } from '../paged.js';
@@ -6,6 +7,9 @@ import { kindBadge } from './approval.js';
 import { auditView } from './audit.js';
 import { runControls } from './run-controls.js';
 import { transcriptView } from './transcript.js';
+
+/** @typedef {import('../../types/inbox.js').Ctx} Ctx */
+/** @typedef {import('../../types/inbox.js').View} View */
 
 /** Runs a page: a screenful or two. */
 const RUNS_PAGE = 50;
@@ -19,6 +23,10 @@ const RUN_STATUSES = [
   ['cancelled', 'Cancelled'],
 ];
 
+/**
+ * @param {Ctx} ctx
+ * @param {(runId: string) => void} onStarted
+ */
 function startForm(ctx, onStarted) {
   const agents = ctx.state.agents;
   if (agents.length === 0) return null;
@@ -34,9 +42,10 @@ function startForm(ctx, onStarted) {
     {
       class: 'panel start',
       'aria-label': 'Start a run',
-      onsubmit: async (e) => {
+      onsubmit: async (/** @type {SubmitEvent} */ e) => {
         e.preventDefault();
         try {
+          /** @type {{ data: import('../../types/inbox.js').RunCreated }} */
           const { data } = await api('api/runs', {
             method: 'POST',
             body: { agent: agent.value, input: input.value },
@@ -45,7 +54,7 @@ function startForm(ctx, onStarted) {
           setText(status, '');
           onStarted(data.runId);
         } catch (err) {
-          setText(status, err.message);
+          setText(status, err instanceof Error ? err.message : err);
         }
       },
     },
@@ -59,6 +68,10 @@ function startForm(ctx, onStarted) {
   );
 }
 
+/**
+ * @param {Ctx} ctx
+ * @returns {Promise<View>}
+ */
 export async function runsView(ctx) {
   const body = h('tbody');
   const status = h(
@@ -73,12 +86,13 @@ export async function runsView(ctx) {
   const runs = pagedList(
     async (pageToken) => {
       const filter = status.value ? `&status=${encodeURIComponent(status.value)}` : '';
+      /** @type {{ data: import('../../types/inbox.js').RunList }} */
       const { data } = await api(`api/runs?limit=${RUNS_PAGE}${filter}${pageQuery(pageToken)}`);
       return { items: data.runs, nextPageToken: data.nextPageToken };
     },
     {
       label: 'Show older runs',
-      onError: (err) => ctx.toast(err.message),
+      onError: (err) => ctx.toast(err instanceof Error ? err.message : String(err)),
       onChange: (items) =>
         body.replaceChildren(
           ...items.map((r) =>
@@ -130,7 +144,12 @@ export async function runsView(ctx) {
   };
 }
 
-/** One run: status, task, output, what waits, the conversation and the audit trail. */
+/**
+ * One run: status, task, output, what waits, the conversation and the audit trail.
+ * @param {Ctx} ctx
+ * @param {string} runId
+ * @returns {Promise<View>}
+ */
 export async function runView(ctx, runId) {
   const root = h('article', { class: 'run' });
   // An event that changed nothing here (a replay after a reconnection, another run's news) leaves
@@ -138,6 +157,7 @@ export async function runView(ctx, runId) {
   let shown = '';
   const controls = runControls(ctx, runId, () => load());
   async function load() {
+    /** @type {{ data: import('../../types/inbox.js').RunDetail }} */
     const { data: run } = await api(`api/runs/${encodeURIComponent(runId)}`);
     const key = JSON.stringify(run);
     if (key === shown) return;
@@ -191,7 +211,7 @@ export async function runView(ctx, runId) {
       h('h2', {}, 'Audit trail'),
       auditView(run.audit, { approvals: run.approvals }),
     ]);
-    if (focused?.isConnected) focused.focus();
+    if (focused instanceof HTMLElement && focused.isConnected) focused.focus();
   }
   await load();
   return { element: root, wants: (event) => event.runId === runId, reload: load };

@@ -1,5 +1,10 @@
+// @ts-check
 import { h } from '../dom.js';
 import { argValues } from './arg-values.js';
+
+/** @typedef {import('../../types/inbox.js').ApprovalSummary} ApprovalSummary */
+/** @typedef {import('../../types/inbox.js').ApprovalView} ApprovalView */
+/** @typedef {import('./decision-panel.js').Controls} Controls */
 
 /**
  * A secret a tool needs from a person (a password, a one-time code). The protocol reuses respond
@@ -15,20 +20,28 @@ export function secretBadge() {
 }
 
 /** What is asked for, in the person's words: the tool's label, or the secret's name without one. */
-export const secretLabel = (a) => a.secret?.label ?? a.secret?.name ?? 'a secret';
+export const secretLabel = (/** @type {ApprovalSummary} */ a) =>
+  a.secret?.label ?? a.secret?.name ?? 'a secret';
 
 /** What the toast says once an answer is taken: never the value. */
-export const SECRET_DONE = { respond: 'Secret supplied', reject: 'Declined: the call goes without it' };
+export const SECRET_DONE = /** @type {Record<string, string>} */ ({
+  respond: 'Secret supplied',
+  reject: 'Declined: the call goes without it',
+});
 
 /** How a secret approval ended, as its outcome section and the lists say it. */
-export const SECRET_HOW = {
+export const SECRET_HOW = /** @type {Record<string, string>} */ ({
   responded: 'Supplied',
   rejected: 'Declined',
   expired: 'Not supplied: nobody answered by the deadline',
   cancelled: 'Cancelled',
-};
+});
 
-/** The settled status of a secret approval, for the audit trail and the transcript. */
+/**
+ * The settled status of a secret approval, for the audit trail and the transcript.
+ * @param {string} status
+ * @param {string[]} [by]
+ */
 export function settledWords(status, by = []) {
   const who = by.length ? by.join(', ') : 'a person';
   if (status === 'responded') return `supplied by ${who}`;
@@ -42,6 +55,7 @@ export function settledWords(status, by = []) {
  * What was asked and for which call: the same on the open and the settled approval. The call's
  * arguments say what the secret unlocks (which report, which database); one the model asked for
  * by name, for no call yet, has none.
+ * @param {ApprovalSummary} a
  */
 export function secretAsked(a) {
   const forCall = Object.keys(a.args ?? {}).length > 0;
@@ -54,7 +68,10 @@ export function secretAsked(a) {
   ];
 }
 
-/** Where a supplied secret went, on the settled approval: the page has no value to show, by design. */
+/**
+ * Where a supplied secret went, on the settled approval: the page has no value to show, by design.
+ * @param {ApprovalSummary} a
+ */
 export function secretKept(a) {
   if (a.status !== 'responded') return null;
   return h(
@@ -70,6 +87,8 @@ export function secretKept(a) {
  * writes above the buttons. The typed value lives in the password field until it is sent, then
  * only in the request: the field is emptied before the request leaves, whatever its answer, so a
  * refused value is typed again rather than left on the page.
+ * @param {ApprovalView} a
+ * @param {Controls} controls
  */
 export function secretForm(a, { button, send, say }) {
   const allowed = new Set(a.allowedDecisions);
@@ -81,6 +100,7 @@ export function secretForm(a, { button, send, say }) {
       `Only ${a.tool} receives it, sealed on its way: the model never sees it, and nobody can read it back here or anywhere.`,
     ),
   ];
+  /** @type {HTMLElement[]} */
   const actions = [];
 
   if (allowed.has('respond')) {
@@ -110,7 +130,7 @@ export function secretForm(a, { button, send, say }) {
           class: 'choice secret-form',
           'aria-label': 'Supply the secret',
           // Enter in a field must never decide: sending takes an explicit press of a button.
-          onsubmit: (e) => e.preventDefault(),
+          onsubmit: (/** @type {SubmitEvent} */ e) => e.preventDefault(),
         },
         h('label', { for: id }, secretLabel(a)),
         field,
@@ -144,6 +164,7 @@ export function secretForm(a, { button, send, say }) {
 /**
  * Beside a tool's result in the transcript, one line per secret its call was given, and by whom,
  * so a result is read knowing a person's credential went into it. Never the value: the run has none.
+ * @param {ApprovalSummary} a
  */
 export const secretMarkLine = (a) => [
   secretBadge(),

@@ -1,3 +1,4 @@
+// @ts-check
 import { apiText } from '../api.js';
 import { h, setText } from '../dom.js';
 
@@ -6,13 +7,17 @@ import { h, setText } from '../dom.js';
  * drawn again on each of its events, and an output being read must stay open (and not be fetched
  * again) across those redraws. Hiding one forgets it.
  */
+/** @type {Map<string, Promise<string>>} */
 const opened = new Map();
 
-const keyOf = (runId, ref) => `${runId}\n${ref}`;
+const keyOf = (/** @type {string} */ runId, /** @type {string} */ ref) => `${runId}\n${ref}`;
 
 /**
  * A tool output the workers kept in the content store, outside Temporal's history: the run holds
  * its reference and size, and "Show output" reads the text from the API, for whoever may read the run.
+ * @param {string} runId
+ * @param {{ ref: string, bytes: number }} output
+ * @param {string} toolCallId
  */
 export function storedOutputView(runId, { ref, bytes }, toolCallId) {
   const key = keyOf(runId, ref);
@@ -29,6 +34,7 @@ export function storedOutputView(runId, { ref, bytes }, toolCallId) {
     'Show output',
   );
 
+  /** @param {boolean} open */
   function setOpen(open) {
     text.hidden = !open;
     button.setAttribute('aria-expanded', String(open));
@@ -50,7 +56,7 @@ export function storedOutputView(runId, { ref, bytes }, toolCallId) {
       setOpen(true);
     } catch (err) {
       opened.delete(key);
-      setText(problem, `Could not read the output: ${err.message}`);
+      setText(problem, `Could not read the output: ${err instanceof Error ? err.message : err}`);
       setOpen(false);
     } finally {
       button.disabled = false;

@@ -1,9 +1,17 @@
+// @ts-check
 import { diffArgs, diffView } from '../args-editor.js';
 import { h, json } from '../dom.js';
 import { outcomeMarkLine } from './outcome.js';
 import { secretMarkLine } from './secret.js';
 import { storedOutputView } from './stored-output.js';
 
+/** @typedef {import('../../types/inbox.js').ApprovalSummary} ApprovalSummary */
+/** @typedef {import('../../types/inbox.js').Change} Change */
+/** @typedef {import('../../types/inbox.js').JsonObject} JsonObject */
+/** @typedef {import('../../types/inbox.js').TranscriptMessage} TranscriptMessage */
+/** @typedef {{ by: string[], changes: Change[] }} Edit */
+
+/** @param {string} text */
 function args(text) {
   try {
     return json(JSON.parse(text));
@@ -12,6 +20,10 @@ function args(text) {
   }
 }
 
+/**
+ * @param {string} text
+ * @returns {JsonObject | null}
+ */
 function parsed(text) {
   try {
     const value = JSON.parse(text);
@@ -24,12 +36,16 @@ function parsed(text) {
 /**
  * The calls a human changed before they ran, by tool call id: who, and what changed between the
  * arguments the model proposed and those that ran (an edited call, or a step of an edited plan).
+ * @param {TranscriptMessage[]} messages
+ * @param {ApprovalSummary[] | undefined} approvals
  */
 function humanEdits(messages, approvals) {
+  /** @type {Map<string, JsonObject | null>} */
   const proposed = new Map();
   for (const m of messages)
     for (const c of m.role === 'assistant' ? (m.tool_calls ?? []) : [])
       proposed.set(c.id, parsed(c.function.arguments));
+  /** @type {Map<string, Edit>} */
   const edits = new Map();
   for (const a of approvals ?? []) {
     const o = a.outcome;
@@ -40,7 +56,7 @@ function humanEdits(messages, approvals) {
     } else if (a.kind === 'plan' && o.plan) {
       for (const step of o.plan) {
         const before = step.toolCallId ? proposed.get(step.toolCallId) : undefined;
-        if (!before) continue;
+        if (!step.toolCallId || !before) continue;
         const changes = diffArgs(before, step.args);
         if (changes.length > 0) edits.set(step.toolCallId, { by: o.by, changes });
       }
@@ -49,7 +65,13 @@ function humanEdits(messages, approvals) {
   return edits;
 }
 
-/** The approvals of one kind a call went through, a line each (`line`), with the decider's message. */
+/**
+ * The approvals of one kind a call went through, a line each (`line`), with the decider's message.
+ * @param {ApprovalSummary[] | undefined} approvals
+ * @param {string} toolCallId
+ * @param {string} kind
+ * @param {(a: ApprovalSummary) => import('../../types/inbox.js').Child} line
+ */
 function approvalMark(approvals, toolCallId, kind, line) {
   const asked = (approvals ?? []).filter((a) => a.kind === kind && a.toolCallId === toolCallId);
   if (asked.length === 0) return null;
@@ -60,6 +82,7 @@ function approvalMark(approvals, toolCallId, kind, line) {
   );
 }
 
+/** @param {Edit} edit */
 function editMark(edit) {
   return h(
     'div',
@@ -78,8 +101,10 @@ function editMark(edit) {
  * tools answered (an output kept in the content store, on request); and, between a call and its
  * result, where a human changed its arguments, said what happened when nobody knew, or supplied
  * a secret it used.
+ * @param {TranscriptMessage[]} messages
+ * @param {{ runId: string, highlight?: string, approvals?: ApprovalSummary[], storedOutputs?: string[] }} options
  */
-export function transcriptView(messages, { runId, highlight, approvals, storedOutputs } = {}) {
+export function transcriptView(messages, { runId, highlight, approvals, storedOutputs }) {
   const edits = humanEdits(messages, approvals);
   return h(
     'ol',
@@ -103,10 +128,11 @@ export function transcriptView(messages, { runId, highlight, approvals, storedOu
         );
       }
       if (m.role === 'tool') {
+        const edit = edits.get(m.tool_call_id);
         return h(
           'li',
           { class: 'msg msg-tool' },
-          edits.has(m.tool_call_id) ? editMark(edits.get(m.tool_call_id)) : null,
+          edit ? editMark(edit) : null,
           approvalMark(approvals, m.tool_call_id, 'outcome', outcomeMarkLine),
           approvalMark(approvals, m.tool_call_id, 'secret', secretMarkLine),
           h('span', { class: 'role' }, `Tool result (${m.tool_call_id})`),
@@ -125,7 +151,11 @@ export function transcriptView(messages, { runId, highlight, approvals, storedOu
   );
 }
 
-/** What the model said when it proposed this call. */
+/**
+ * What the model said when it proposed this call.
+ * @param {TranscriptMessage[]} messages
+ * @param {string} toolCallId
+ */
 export function modelWords(messages, toolCallId) {
   const turn = messages.find(
     (m) => m.role === 'assistant' && (m.tool_calls ?? []).some((c) => c.id === toolCallId),
@@ -137,6 +167,9 @@ export function modelWords(messages, toolCallId) {
  * A tool output the worker kept in its content store: the run holds a marker naming it, under a
  * reference the run records as its worker's (`storedOutputs`). The browser's copy of the API's one
  * test (protocol/stored-output.ts): any other text of that shape is shown as the text it is.
+ * @param {string} runId
+ * @param {{ tool_call_id: string, content: string }} message
+ * @param {string[]} [storedOutputs]
  */
 function storedOutput(runId, message, storedOutputs = []) {
   if (!message.content.startsWith('{"$countersign":"stored-output"')) return null;

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import type { Client } from '@temporalio/client';
-import { countersignRouter, type Authenticate } from 'countersign';
+import { countersignRouter, type Authenticate } from 'countersign/api';
 import { refunds } from './agent.js';
 
 /** The service's own users, by login name. */
@@ -31,7 +31,7 @@ export function buildApp(client: Client, taskQueue: string, publicUrl: string): 
   });
   // The service's own front end and API at the root, at the paths a page of its own would use.
   // Were the inbox to ask for them, the service's script would run in the inbox's place.
-  app.use(['/js', '/style.css', '/favicon.svg', '/api'], (req, res) => {
+  app.use(['/js', '/style.css', '/favicon.svg', '/vendor', '/api'], (req, res) => {
     hostRequests.push(req.originalUrl);
     res.type('text/javascript').send('document.body.textContent = "the service\'s own page";');
   });
