@@ -124,7 +124,7 @@ function secretKeysOf(env: NodeJS.ProcessEnv): { keys: KeySet; description: stri
   return {
     keys: { keys: { [id]: randomBytes(32) }, encryptWith: id },
     description:
-      'a fresh key for this process (set COUNTERSIGN_SECRET_KEYS to keep supplied secrets usable across restarts)',
+      'a fresh key for this process (set COUNTERSIGN_SECRET_KEYS to keep supplied secrets usable across restarts and instances)',
   };
 }
 
