@@ -18,27 +18,20 @@ export function pagedList(fetchPage, { label, onChange, onError }) {
   /** @type {T[]} */
   let items = [];
   let pages = 0;
-  let next = '';
   // Each reload starts a generation; a page read for an older one (a filter changed meanwhile, or
   // a live update overtook it) is dropped, never shown over a newer read.
   let generation = 0;
   const button = h('button', { type: 'button', hidden: true, onclick: () => more() }, label);
 
-  const settle = (/** @type {string | undefined} */ token) => {
-    next = token ?? '';
-    button.hidden = next === '';
-    onChange(items);
-  };
+  // One more page is a reload of one more page than shown: a live update's reload that overtakes
+  // it then reads that page too, instead of dropping the reader's click.
   async function more() {
-    const mine = generation;
+    pages++;
     button.disabled = true;
     try {
-      const page = await fetchPage(next);
-      if (mine !== generation) return;
-      items = [...items, ...page.items];
-      pages++;
-      settle(page.nextPageToken);
+      await list.reload();
     } catch (err) {
+      pages--;
       onError(err);
     } finally {
       button.disabled = false;
@@ -51,16 +44,18 @@ export function pagedList(fetchPage, { label, onChange, onError }) {
       /** @type {T[]} */
       const read = [];
       let token = '';
-      for (let i = 0; i < Math.max(pages, 1); i++) {
+      let readPages = 0;
+      do {
         const page = await fetchPage(token);
         if (mine !== generation) return;
         read.push(...page.items);
         token = page.nextPageToken ?? '';
-        if (!token) break;
-      }
+        readPages++;
+      } while (token && readPages < pages);
       items = read;
-      pages = Math.max(pages, 1);
-      settle(token);
+      pages = readPages;
+      button.hidden = !token;
+      onChange(items);
     },
     restart() {
       pages = 0;
