@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../define/index.js';
-import { launchChromium, signIn } from '../support/chromium.js';
+import { launchChromium, openRun, signIn } from '../support/chromium.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { apiTestAgents, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -300,7 +300,7 @@ test('after an edit: the header, the Decided list and the run view show the edit
   await card.getByText('requested by victor').waitFor();
 
   // The run view: between the model's call and the tool's result, the human's edit.
-  await page.goto(`${stack.url}/#/runs/${encodeURIComponent(runId)}`);
+  await openRun(page, stack.url, runId);
   await page.getByRole('heading', { name: 'Conversation' }).waitFor();
   const result = page.locator('.msg-tool', { hasText: 'paid' });
   const mark = result.locator('.human-edit');
@@ -368,7 +368,7 @@ test('a plan card names the plan once; SQL steps read as multi-line text, are ed
   );
 
   // The run view marks the step a human changed, between the model's call and its result.
-  await page.goto(`${stack.url}/#/runs/${encodeURIComponent(runId)}`);
+  await openRun(page, stack.url, runId);
   await page.getByRole('heading', { name: 'Conversation' }).waitFor();
   const marks = page.locator('.msg-tool .human-edit');
   await marks.first().getByText('edited by alice').waitFor();
@@ -394,7 +394,7 @@ test('a bidirectional override in the run input is marked, not obeyed', async ()
   assert.ok(box.width > 0 && box.height > 0);
 
   // The run view's task too.
-  await page.goto(`${stack.url}/#/runs/${encodeURIComponent(runId)}`);
+  await openRun(page, stack.url, runId);
   await page.getByRole('heading', { name: 'Task' }).waitFor();
   await page.locator('.run .bidi-mark', { hasText: '\\u202e' }).first().waitFor();
 });
@@ -408,7 +408,7 @@ test('a cancel from the inbox is recorded with channel inbox', async () => {
     say('Paid.'),
   );
   await stack.waitForPending(runId);
-  await page.goto(`${stack.url}/#/runs/${encodeURIComponent(runId)}`);
+  await openRun(page, stack.url, runId);
   await page.getByRole('heading', { name: 'Waiting for', exact: true }).waitFor();
   const cancelled = page.waitForResponse((response) =>
     response.url().endsWith(`/api/runs/${encodeURIComponent(runId)}/cancel`),
@@ -428,6 +428,60 @@ test('a cancel from the inbox is recorded with channel inbox', async () => {
   assert.equal(entry.channel, 'inbox');
 });
 
+test("while another run's view loads, the run still shown takes no clicks", async () => {
+  const startPayment = async (input: string) => {
+    const runId = await stack.startRun(
+      'payments',
+      input,
+      tokens.victor,
+      calls(call('pay', { supplier: 'acme', amount: 4000 })),
+      say('Paid.'),
+    );
+    await stack.waitForPending(runId);
+    return runId;
+  };
+  const left = await startPayment('approver view: the run left');
+  const asked = await startPayment('approver view: the run asked for');
+  await openRun(page, stack.url, left);
+  const cancelLeft = page.getByRole('button', { name: 'Cancel run' });
+  const box = await shownBox(cancelLeft);
+
+  // The next run's read is held, so the view of the one left stays on screen while it loads.
+  const sent: string[] = [];
+  const onRequest = (request: { method(): string; url(): string }) => {
+    if (request.method() === 'POST') sent.push(new URL(request.url()).pathname);
+  };
+  page.on('request', onRequest);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const askedRead = (url: URL) => url.pathname.endsWith(`/api/runs/${encodeURIComponent(asked)}`);
+  await page.route(
+    askedRead,
+    async (route) => {
+      await held;
+      await route.continue();
+    },
+    { times: 1 },
+  );
+  try {
+    await page.goto(`${stack.url}/#/runs/${encodeURIComponent(asked)}`);
+    await page.locator('main[aria-busy="true"]').waitFor();
+    await page.locator('h1 code', { hasText: left }).waitFor();
+    // A real click where the Cancel button of the run left is shown.
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  } finally {
+    release();
+  }
+  await page.locator('h1 code', { hasText: asked }).waitFor();
+  page.off('request', onRequest);
+
+  assert.deepEqual(sent, [], 'a click on the view being left sent a request');
+  for (const runId of [left, asked]) {
+    const detail = (await stack.http('GET', `/api/runs/${runId}`, { token: tokens.alice })).body;
+    assert.equal(detail.status, 'waiting', `${runId} is ${detail.status}`);
+  }
+});
+
 test('Pause and Resume in the run view: who paused and why shows, and the correction reaches the model', async () => {
   const input = 'approver view: pause and resume';
   const conversation = stack.fake.script(
@@ -442,7 +496,7 @@ test('Pause and Resume in the run view: who paused and why shows, and the correc
   assert.equal(started.status, 201, started.text);
   const runId: string = started.body.runId;
   const [pending] = await stack.waitForPending(runId);
-  await page.goto(`${stack.url}/#/runs/${encodeURIComponent(runId)}`);
+  await openRun(page, stack.url, runId);
   await page.getByRole('heading', { name: 'Waiting for', exact: true }).waitFor();
 
   await page.getByLabel('Why pause (optional)').fill('is acme the right supplier?');

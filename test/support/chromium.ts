@@ -24,3 +24,13 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Waiting for a decision' }).waitFor();
 }
+
+/**
+ * Opens a run's view and waits until it is that run's: a hash change keeps the page, and until the
+ * new view is read the one shown before (another run's, with the same headings) is still there.
+ */
+export async function openRun(page: Page, url: string, runId: string): Promise<void> {
+  await page.goto(`${url}/#/runs/${encodeURIComponent(runId)}`);
+  await page.locator('h1 code', { hasText: runId }).waitFor();
+  await page.locator('main:not([aria-busy])').waitFor();
+}

@@ -66,6 +66,9 @@ let arrivedWhileLoading = null;
 async function route() {
   const seq = ++routeSeq;
   arrivedWhileLoading = [];
+  // Until the next view is shown, the one still on screen takes no clicks: a Cancel or an Approve
+  // pressed in that moment would act on the run just left, not on the one asked for.
+  setBusy(true);
   const hash = window.location.hash;
   // The last route matches every hash.
   const [pattern, view] = /** @type {(typeof ROUTES)[number]} */ (ROUTES.find(([p]) => p.test(hash)));
@@ -84,6 +87,7 @@ async function route() {
     const next = await view(/** @type {RegExpExecArray} */ (pattern.exec(hash)));
     if (seq !== routeSeq) return;
     current = next;
+    setBusy(false);
     main.replaceChildren(next.element);
     main.focus({ preventScroll: true });
     const missed = arrivedWhileLoading?.find((event) => next.wants?.(event));
@@ -93,12 +97,20 @@ async function route() {
     if (seq !== routeSeq) return;
     arrivedWhileLoading = null;
     current = null;
+    setBusy(false);
     if (err instanceof ApiError && err.status === 401) return showTokenForm(refusedWords());
     main.replaceChildren(
       h('h1', {}, err instanceof ApiError && err.status === 404 ? 'Not found' : 'Something went wrong'),
       h('p', {}, err instanceof Error ? err.message : String(err)),
     );
   }
+}
+
+/** @param {boolean} busy */
+function setBusy(busy) {
+  main.inert = busy;
+  if (busy) main.setAttribute('aria-busy', 'true');
+  else main.removeAttribute('aria-busy');
 }
 
 // Live events re-render only the view they touch, at most a few times a second.
@@ -155,6 +167,7 @@ const refusedWords = () =>
 function showTokenForm(problem) {
   signedIn = false;
   stream?.abort();
+  setBusy(false);
   signOut.hidden = true;
   const input = h('input', {
     id: 'token',
