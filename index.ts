@@ -115,3 +115,4 @@ export {
 export { fileContentStore, type ContentStore } from './content-store/content-store.js';
 export { s3ContentStore, type S3ContentStoreOptions } from './content-store/s3-content-store.js';
 export { loadSigningSecret } from './notify/signing-secret.js';
+export { signingKeyId } from './notify/signing-key-id.js';

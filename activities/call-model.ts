@@ -4,6 +4,7 @@ import { whileHeartbeating } from './keep-alive.js';
 import type { ModelCallInput, ModelInput, ModelReply } from '../workflows/activity-types.js';
 import { modelInputQuery } from '../workflows/definitions.js';
 import type { ContentStore } from '../content-store/content-store.js';
+import { ContentStoreMismatch, readStoredOutput } from '../content-store/read-stored-output.js';
 import { storedOutputOf } from '../protocol/stored-output.js';
 import { queryRun } from '../client/query-run.js';
 
@@ -58,6 +59,8 @@ async function modelInput(input: ModelCallInput): Promise<ModelInput> {
 /**
  * The conversation with each stored tool output read back from the content store: only those the
  * run records as its worker's. Calls scheduled by earlier versions carry no record, and read none.
+ * An output kept in another store than this worker's fails the attempt, naming the setting: it
+ * stays retryable, since another worker of the queue may hold the right store.
  */
 async function withStoredOutputs(input: ModelInput, store: ContentStore | undefined): Promise<ModelInput> {
   const messages = await Promise.all(
@@ -70,7 +73,12 @@ async function withStoredOutputs(input: ModelInput, store: ContentStore | undefi
           'NoContentStore',
         );
       }
-      return { ...message, content: await store.get(stored.ref) };
+      try {
+        return { ...message, content: await readStoredOutput(store, stored) };
+      } catch (err) {
+        if (!(err instanceof ContentStoreMismatch)) throw err;
+        throw ApplicationFailure.retryable(err.explain('worker', store.location), 'ContentStoreMismatch');
+      }
     }),
   );
   return { ...input, messages };

@@ -117,7 +117,8 @@ export function createRunTool(agents: AgentDefinition[], limits: ToolOutputLimit
     const bytes = Buffer.byteLength(text);
     const reviewed = !tool.safe && tool.approval?.reviewResult === true;
     if (limits.store && bytes > storeOverBytes && !reviewed) {
-      return { ...storedOutput(await limits.store.put(text), bytes) };
+      const ref = await limits.store.put(text);
+      return { ...storedOutput(ref, bytes, await limits.store.id?.()) };
     }
     if (bytes > maxOutputBytes) {
       throw ApplicationFailure.nonRetryable(

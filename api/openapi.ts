@@ -192,7 +192,7 @@ const resumeAfter = (id: RegExp) => {
 /** Runs the caller may not read answer as runs that do not exist (see docs/security.md). */
 const unreadable = error('No such run, or none the caller may read.');
 const pageTokenRefused = error(
-  'A `pageToken` this API did not return for this very list (`invalid_page_token`): start from the first page.',
+  'A `pageToken` this API did not return for this very list (`invalid_page_token`), or one sealed by an API with another signing secret (`signing_secret_mismatch`: every instance must share `COUNTERSIGN_SIGNING_SECRET`): start from the first page.',
 );
 const notJson = error('The body was not sent as JSON (`Content-Type: application/json`).');
 /** Every state-changing route refuses a browser's request made by another site's page (docs/security.md). */
@@ -404,7 +404,9 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
             '404': error(
               'No such run, or none the caller may read; no output its worker stored under that reference; or (code `no_content_store`) the API was given no content store.',
             ),
-            '502': error('The content store failed to return the output (code `content_store_failed`).'),
+            '502': error(
+              "The content store failed to return the output (code `content_store_failed`); or (code `content_store_mismatch`) the output was kept in another content store than this API's, whose id the message names with this store's: every worker and API must share one.",
+            ),
             ...common,
           },
         },

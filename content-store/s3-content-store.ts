@@ -53,7 +53,8 @@ function loadSdk(): Promise<Sdk> {
  * the same text writes the same bytes to the same key, so a retried activity is harmless; there
  * is no HEAD first, which would cost every new output a round trip to spare only a retry's upload.
  * Objects are kept until you remove them (a lifecycle rule on the prefix, once their runs' histories
- * are gone). Needs `@aws-sdk/client-s3`, which you install beside countersign.
+ * are gone). Needs `@aws-sdk/client-s3`, which you install beside countersign. Its id is a digest
+ * of bucket and prefix: stores on one bucket and prefix are one store, with nothing written for it.
  *
  * @example
  * ```ts
@@ -73,10 +74,14 @@ function loadSdk(): Promise<Sdk> {
  * });
  * ```
  */
-export function s3ContentStore(options: S3ContentStoreOptions): ContentStore {
+export function s3ContentStore(options: S3ContentStoreOptions): Required<ContentStore> {
   const { client, bucket, prefix = 'countersign/content/' } = options;
   const keyOf = (hex: string) => `${prefix}${hex}`;
+  // A digest, not the names: the id goes into runs' transcripts, which API clients read.
+  const id = `s3:${createHash('sha256').update(`${bucket}\n${prefix}`).digest('hex').slice(0, 32)}`;
   return {
+    location: `s3://${bucket}/${prefix}`,
+    id: () => Promise.resolve(id),
     async put(text) {
       const { PutObjectCommand } = await loadSdk();
       const hex = createHash('sha256').update(text).digest('hex');

@@ -24,6 +24,7 @@ export const API_ERROR_CODES = [
   'too_large', // 413: the body is over the route's limit
   'unsupported_media_type', // 415: the body was not sent as application/json
   'invalid_page_token', // 422: a pageToken this API did not return for this very list
+  'signing_secret_mismatch', // 422 (pageToken), 400 (email link page): signed with another signing secret
   'method_not_allowed', // 405: the path does not take this method (see Allow)
   'not_found', // 404: no such route, run (or none the caller may read), stored output or namespace
   // Who is asking
@@ -39,6 +40,7 @@ export const API_ERROR_CODES = [
   'not_paused', // 409
   'no_content_store', // 404: the API was given no content store
   'content_store_failed', // 502: the content store did not return a stored output
+  'content_store_mismatch', // 502: the output was kept in another content store than this API's
   'too_many_streams', // 429: the caller or the API holds as many event streams as it may
   // Decisions (the workflow's refusals among them, see RefusalCode)
   'unknown_approval', // 404: no approval answers to this tracking id

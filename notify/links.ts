@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { SIGNING_KEY_ID, signingKeyId } from './signing-key-id.js';
 
 /** What an email link may do. Anything else (edit, respond) happens in the inbox. */
 export const LinkAction = z.enum(['approve', 'reject']);
@@ -18,6 +19,8 @@ const LinkPayload = z.strictObject({
   n: z.string().min(8).max(64),
   /** The proposal's revision the email showed: the link decides that one or nothing. */
   r: z.number().int().min(1).optional(),
+  /** The signer's signing key id; absent in links signed before it was added. */
+  k: z.string().regex(SIGNING_KEY_ID).optional(),
 });
 
 export interface LinkClaims {
@@ -32,7 +35,12 @@ export interface LinkClaims {
 
 export type LinkCheck =
   | { ok: true; claims: LinkClaims }
-  | { ok: false; reason: 'invalid' | 'expired'; claims?: LinkClaims };
+  | { ok: false; reason: 'invalid' | 'expired'; claims?: LinkClaims }
+  /**
+   * The signature does not verify and the link names another signing key id than this secret's:
+   * most likely a link signed by an instance with another signing secret. The id is unverified.
+   */
+  | { ok: false; reason: 'other_secret'; signerKeyId: string; keyId: string };
 
 // A domain prefix keeps a link signature from ever verifying as a webhook signature or vice versa.
 function mac(secret: string, payload: string): Buffer {
@@ -49,6 +57,7 @@ export function signLink(secret: string, claims: Omit<LinkClaims, 'nonce'> & { n
       e: claims.expiresAt,
       n: claims.nonce ?? randomBytes(16).toString('base64url'),
       r: claims.revision,
+      k: signingKeyId(secret),
     }),
   ).toString('base64url');
   return `${payload}.${mac(secret, payload).toString('base64url')}`;
@@ -62,7 +71,7 @@ export function verifyLink(secret: string, token: string, now = Date.now()): Lin
   const expected = Buffer.from(mac(secret, payload).toString('base64url'));
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected))
-    return { ok: false, reason: 'invalid' };
+    return otherSecret(secret, payload) ?? { ok: false, reason: 'invalid' };
   let raw: unknown;
   try {
     raw = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
@@ -82,4 +91,22 @@ export function verifyLink(secret: string, token: string, now = Date.now()): Lin
   };
   if (now >= p.e) return { ok: false, reason: 'expired', claims };
   return { ok: true, claims };
+}
+
+/**
+ * The refusal of a link whose signature failed but whose payload names another signing key id. The
+ * payload is unverified: a forger may name any id, and that only picks which refusal they get (this
+ * one, or `invalid` when they name this secret's own); either way the link decides nothing.
+ */
+function otherSecret(secret: string, payload: string): LinkCheck | undefined {
+  let signerKeyId: unknown;
+  try {
+    signerKeyId = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { k?: unknown })?.k;
+  } catch {
+    return undefined;
+  }
+  const keyId = signingKeyId(secret);
+  if (typeof signerKeyId !== 'string' || !SIGNING_KEY_ID.test(signerKeyId) || signerKeyId === keyId)
+    return undefined;
+  return { ok: false, reason: 'other_secret', signerKeyId, keyId };
 }

@@ -1,9 +1,11 @@
 import { createHmac } from 'node:crypto';
+import { signingKeyId } from './signing-key-id.js';
 
 /**
  * Signature a webhook receiver checks: hex HMAC-SHA256 with the signing secret over
  * `countersign-webhook.v1.<timestamp>.<body>`, sent as `X-Countersign-Signature: sha256=<hex>` beside
- * `X-Countersign-Timestamp` (epoch ms) so a receiver can refuse replays of old deliveries.
+ * `X-Countersign-Timestamp` (epoch ms) so a receiver can refuse replays of old deliveries, and
+ * `X-Countersign-Key-Id`, the secret's `signingKeyId`.
  */
 export function webhookSignature(secret: string, timestamp: string, body: string): string {
   return (
@@ -26,6 +28,9 @@ export async function postWebhook(url: string, secret: string, payload: unknown)
       'content-type': 'application/json',
       'x-countersign-timestamp': timestamp,
       'x-countersign-signature': webhookSignature(secret, timestamp, body),
+      // Not part of what is signed: a receiver that refuses the signature logs it to see whether the
+      // sender holds another secret (an instance set up apart from the others) or is no sender at all.
+      'x-countersign-key-id': signingKeyId(secret),
     },
     body,
     redirect: 'manual',

@@ -10,12 +10,14 @@ export interface StoredOutput {
   $countersign: 'stored-output';
   ref: string;
   bytes: number;
+  /** The id of the store it was kept in, when that store has one; markers written before it have none. */
+  store?: string;
 }
 
 const MARK = '{"$countersign":"stored-output"';
 
-export function storedOutput(ref: string, bytes: number): StoredOutput {
-  return { $countersign: 'stored-output', ref, bytes };
+export function storedOutput(ref: string, bytes: number, store?: string): StoredOutput {
+  return { $countersign: 'stored-output', ref, bytes, ...(store === undefined ? {} : { store }) };
 }
 
 /**
@@ -25,9 +27,9 @@ export function storedOutput(ref: string, bytes: number): StoredOutput {
  */
 export function markerShaped(value: JsonValue | undefined): StoredOutput | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { $countersign, ref, bytes } = value;
+  const { $countersign, ref, bytes, store } = value;
   return $countersign === 'stored-output' && typeof ref === 'string' && typeof bytes === 'number'
-    ? storedOutput(ref, bytes)
+    ? storedOutput(ref, bytes, typeof store === 'string' ? store : undefined)
     : undefined;
 }
 

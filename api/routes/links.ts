@@ -10,6 +10,7 @@ import { decide, refusal } from '../decide.js';
 import { HttpError } from '../errors.js';
 import { confirmPage, decidedPage, messagePage, secretLinkPage, settledPage } from '../link-pages.js';
 import { LOCAL_TIME_SCRIPT_SOURCE } from '../page-time.js';
+import { warnSigningMismatch } from '../signing-mismatch.js';
 import { readApproval } from '../runs/run-reads.js';
 import { getRunEvents } from '../../client/index.js';
 
@@ -60,6 +61,22 @@ export function linksRouter(options: ApiOptions): Router {
             'This link has expired',
             'The approval it was for has passed its deadline. Nothing was changed.',
             inbox(result.claims?.trackingId),
+          ),
+        );
+      } else if (result.reason === 'other_secret') {
+        // A misconfiguration far more often than an attack: the person is told whom to ask, the
+        // operator which setting differs. The key id is unverified and the link decides nothing.
+        warnSigningMismatch('an email link', result.signerKeyId, result.keyId);
+        show(
+          res,
+          400,
+          messagePage(
+            'This link cannot be checked here',
+            'This link was signed by a Countersign instance with another signing secret, so this one cannot ' +
+              'tell it from a forged link. Nothing was changed. Ask whoever runs Countersign to give every ' +
+              'instance the same signing secret (error code signing_secret_mismatch); meanwhile you can ' +
+              'decide in the inbox.',
+            inbox(),
           ),
         );
       } else {

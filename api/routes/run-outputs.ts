@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { RunState } from '../../protocol/index.js';
-import { storedOutputOf } from '../../protocol/stored-output.js';
+import { ContentStoreMismatch, readStoredOutput } from '../../content-store/read-stored-output.js';
+import { storedOutputOf, type StoredOutput } from '../../protocol/stored-output.js';
 import { accessRule } from '../access.js';
 import { approverOf } from '../auth.js';
 import type { ApiOptions } from '../context.js';
@@ -8,9 +9,13 @@ import { HttpError, parse } from '../errors.js';
 import { readState } from '../runs/run-reads.js';
 import { OutputRef } from '../schemas.js';
 
-/** Whether a message of the run stands for the output its worker stored under `ref`, as the model read it. */
-function names({ transcript, storedOutputs }: RunState, ref: string): boolean {
-  return transcript.some((m) => storedOutputOf(m, storedOutputs)?.ref === ref);
+/** The marker of the run that stands for the output its worker stored under `ref`, as the model read it. */
+function markerOf({ transcript, storedOutputs }: RunState, ref: string): StoredOutput | undefined {
+  for (const message of transcript) {
+    const marker = storedOutputOf(message, storedOutputs);
+    if (marker?.ref === ref) return marker;
+  }
+  return undefined;
 }
 
 /**
@@ -34,12 +39,17 @@ export function runOutputRoute(options: ApiOptions) {
       );
     }
     await access.readable(options.client, approverOf(res), runId);
-    if (!names(await readState(options.client, runId), ref))
-      throw new HttpError(404, `run ${runId} has no stored output ${ref}`, { code: 'not_found' });
+    const marker = markerOf(await readState(options.client, runId), ref);
+    if (!marker) throw new HttpError(404, `run ${runId} has no stored output ${ref}`, { code: 'not_found' });
     let text: string;
     try {
-      text = await store.get(ref);
+      text = await readStoredOutput(store, marker);
     } catch (err) {
+      if (err instanceof ContentStoreMismatch) {
+        // The deployment's fault, not the caller's: a 5xx, as a store that fails is.
+        console.error(`countersign api: ${err.explain('API', store.location)}`);
+        throw new HttpError(502, err.explain('API'), { code: 'content_store_mismatch' });
+      }
       // The store's own message may name its location or credentials: it goes to the log only.
       console.error(`countersign api: the content store could not return ${ref}:`, err);
       throw new HttpError(502, `the content store could not return ${ref}; the API's log says why`, {

@@ -12,6 +12,8 @@ const Env = z.object({
   COUNTERSIGN_APPROVERS_FILE: z.string().min(1).optional(),
   /** HMAC key for email links and webhooks; generated into the data dir when absent. */
   COUNTERSIGN_SIGNING_SECRET: z.string().min(32).optional(),
+  /** Where large tool outputs go: one directory every instance mounts; `<data dir>/content` when absent. */
+  COUNTERSIGN_CONTENT_DIR: z.string().min(1).optional(),
   SMTP_URL: z.string().min(1).optional(),
   COUNTERSIGN_MAIL_FROM: z.string().min(3).default('Countersign <countersign@localhost>'),
   COUNTERSIGN_WEBHOOK_URL: z.url().optional(),
@@ -31,6 +33,8 @@ export interface CountersignConfig {
   publicUrl?: string;
   approversFile?: string;
   signingSecret?: string;
+  /** Absent: `<data dir>/content`. */
+  contentDir?: string;
   smtpUrl?: string;
   mailFrom: string;
   webhookUrl?: string;
@@ -50,6 +54,7 @@ export function loadCountersignConfig(env: NodeJS.ProcessEnv = process.env): Cou
     publicUrl: e.COUNTERSIGN_PUBLIC_URL,
     approversFile: e.COUNTERSIGN_APPROVERS_FILE,
     signingSecret: e.COUNTERSIGN_SIGNING_SECRET,
+    contentDir: e.COUNTERSIGN_CONTENT_DIR && path.resolve(e.COUNTERSIGN_CONTENT_DIR),
     smtpUrl: e.SMTP_URL,
     mailFrom: e.COUNTERSIGN_MAIL_FROM,
     webhookUrl: e.COUNTERSIGN_WEBHOOK_URL,

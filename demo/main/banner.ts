@@ -15,6 +15,10 @@ export interface BannerFacts {
   encryption?: string;
   /** Which keys seal the secrets people supply to tools. */
   secretKeys?: string;
+  /** The signing secret's key id: the same on every instance that shares the secret. */
+  signingKeyId: string;
+  /** Where large tool outputs go, and that store's id. */
+  contentStore: { dir: string; id: string };
 }
 
 const DEMO_INPUT = 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444';
@@ -43,6 +47,8 @@ export function banner(f: BannerFacts): string {
     `  Agents:       ${f.agents.join(', ')}`,
     ...(f.encryption ? [`  Encryption:   ${f.encryption}`] : []),
     ...(f.secretKeys ? [`  Secret keys:  ${f.secretKeys}`] : []),
+    `  Signing key:  id ${f.signingKeyId}  (every instance of this task queue shows the same: COUNTERSIGN_SIGNING_SECRET)`,
+    `  Outputs:      ${f.contentStore.dir}, store id ${f.contentStore.id}  (one store for every instance: COUNTERSIGN_CONTENT_DIR)`,
     '',
     'Start a demo run (a transfer over $1,000 waits for your approval):',
     '',

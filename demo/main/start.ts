@@ -13,6 +13,7 @@ import {
   loadPayloadKeys,
   loadSecretKeys,
   loadSigningSecret,
+  signingKeyId,
   loadTemporalConfig,
   type AgentDefinition,
   type KeySet,
@@ -208,9 +209,10 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
     });
     stack.add(() => notifier.close());
 
-    // Large tool outputs stay out of the run's history; one worker, so a local directory will do.
-    // The API reads them from the same store, for "Show output" in the inbox.
-    const contentStore = fileContentStore(path.join(dataDir, 'content'));
+    // Large tool outputs stay out of the run's history. The API reads them from the same store, for
+    // "Show output" in the inbox; several instances share one directory (COUNTERSIGN_CONTENT_DIR).
+    const contentDir = config.contentDir ?? path.join(dataDir, 'content');
+    const contentStore = fileContentStore(contentDir);
     const worker = await createWorker({
       connection: temporal.worker,
       namespace: temporalConfig.namespace,
@@ -282,6 +284,9 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
         payloadKeys &&
         `payloads encrypted with key ${payloadKeys.encryptWith} (COUNTERSIGN_PAYLOAD_KEYS); codec endpoint ${publicUrl}/api/codec`,
       secretKeys: secretKeys.description,
+      signingKeyId: signingKeyId(signingSecret),
+      // Asking for the id makes it now, so every instance sharing the directory shows this one.
+      contentStore: { dir: contentDir, id: await contentStore.id() },
     });
     return {
       url,

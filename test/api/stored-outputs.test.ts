@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
 import { fileContentStore, type ContentStore } from '../../content-store/content-store.js';
 import { createApi } from '../../api/create-api.js';
 import { call, calls, say } from '../support/fake-model.js';
@@ -15,10 +15,20 @@ import { logReader, logText } from '../support/log-agent.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const storeDir = mkdtempSync(path.join(tmpdir(), 'countersign-outputs-'));
+/** Another instance's store: a directory of its own. */
+const otherDir = mkdtempSync(path.join(tmpdir(), 'countersign-outputs-other-'));
 const files = fileContentStore(storeDir);
-/** The workers' store, which a test can make fail for the API's reads. */
+/**
+ * The workers' store, which a test can make fail for the API's reads, or make idless: the store of
+ * a worker from before stores had ids, whose markers name none.
+ */
 let failing = false;
+let idless = false;
 const store: ContentStore = {
+  location: files.location,
+  get id() {
+    return idless ? undefined : files.id;
+  },
   put: (text) => files.put(text),
   get: (ref) => (failing ? Promise.reject(new Error(`disk gone under ${storeDir}`)) : files.get(ref)),
 };
@@ -27,13 +37,17 @@ let stack: Stack;
 after(async () => {
   await stack?.close();
   rmSync(storeDir, { recursive: true, force: true });
+  rmSync(otherDir, { recursive: true, force: true });
 });
 
 const UNKNOWN_REF = `sha256:${'0'.repeat(64)}`;
 const outputs = (runId: string, ref: string) => `/api/runs/${runId}/outputs/${encodeURIComponent(ref)}`;
 
-/** Runs a log read requested by `token`'s approver to its end; its run id and the stored output's ref. */
-async function readLog(service: string, token: string): Promise<{ runId: string; ref: string }> {
+/** Runs a log read requested by `token`'s approver to its end; its run id, and the stored output's ref and store. */
+async function readLog(
+  service: string,
+  token: string,
+): Promise<{ runId: string; ref: string; store?: string }> {
   const runId = await stack.startRun(
     'log-reader',
     `outputs: read ${service}`,
@@ -45,14 +59,45 @@ async function readLog(service: string, token: string): Promise<{ runId: string;
   const run = await stack.http('GET', `/api/runs/${runId}`, { token });
   assert.equal(run.status, 200, run.text);
   const tool = (run.body.transcript as { role: string; content: string }[]).find((m) => m.role === 'tool')!;
-  const marker = JSON.parse(tool.content) as { $countersign: string; ref: string; bytes: number };
+  const marker = JSON.parse(tool.content) as {
+    $countersign: string;
+    ref: string;
+    bytes: number;
+    store?: string;
+  };
   assert.equal(marker.$countersign, 'stored-output');
   assert.equal(marker.bytes, Buffer.byteLength(logText(service)));
-  return { runId, ref: marker.ref };
+  return { runId, ref: marker.ref, store: marker.store };
 }
 
-let victorRun: { runId: string; ref: string };
-let bobRun: { runId: string; ref: string };
+/** An API instance beside the stack's, on its Temporal, with `contentStore` (none when absent). */
+async function otherApi(t: TestContext, contentStore?: ContentStore): Promise<string> {
+  const server: Server = createServer(
+    createApi({
+      client: stack.client,
+      agents: [...apiTestAgents, logReader],
+      approvers: testApprovers,
+      signingSecret: stack.signingSecret,
+      publicUrl: 'http://127.0.0.1',
+      contentStore,
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** GET `route` on the API at `url` as `token`'s approver: the status and the error body. */
+async function getFrom(url: string, route: string, token: string) {
+  const answer = await fetch(`${url}${route}`, { headers: { authorization: `Bearer ${token}` } });
+  return {
+    status: answer.status,
+    body: (await answer.json()) as { error: { code: string; message: string } },
+  };
+}
+
+let victorRun: { runId: string; ref: string; store?: string };
+let bobRun: { runId: string; ref: string; store?: string };
 before(async () => {
   stack = await startStack({ agents: [...apiTestAgents, logReader], contentStore: store });
   victorRun = await readLog('payments-api', tokens.victor);
@@ -130,25 +175,47 @@ test("a store that fails is a 502 that names the reference, not the store's own 
 });
 
 test('an API given no content store answers 404 no_content_store', async (t) => {
-  const server: Server = createServer(
-    createApi({
-      client: stack.client,
-      agents: [...apiTestAgents, logReader],
-      approvers: testApprovers,
-      signingSecret: stack.signingSecret,
-      publicUrl: 'http://127.0.0.1',
-    }),
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const { port } = server.address() as AddressInfo;
-  const answer = await fetch(`http://127.0.0.1:${port}${outputs(victorRun.runId, victorRun.ref)}`, {
-    headers: { authorization: `Bearer ${tokens.victor}` },
-  });
+  const answer = await getFrom(await otherApi(t), outputs(victorRun.runId, victorRun.ref), tokens.victor);
   assert.equal(answer.status, 404);
-  const body = (await answer.json()) as { error: { code: string; message: string } };
-  assert.equal(body.error.code, 'no_content_store');
-  assert.match(body.error.message, /contentStore/);
+  assert.equal(answer.body.error.code, 'no_content_store');
+  assert.match(answer.body.error.message, /contentStore/);
+});
+
+test("an API whose store is another than the workers' answers 502 content_store_mismatch, naming both stores and the setting", async (t) => {
+  const workers = await files.id();
+  assert.equal(victorRun.store, workers, "the marker names the workers' store");
+  const other = fileContentStore(otherDir);
+  const logged = t.mock.method(console, 'error', () => undefined);
+  const answer = await getFrom(
+    await otherApi(t, other),
+    outputs(victorRun.runId, victorRun.ref),
+    tokens.victor,
+  );
+  assert.equal(answer.status, 502);
+  assert.equal(answer.body.error.code, 'content_store_mismatch');
+  assert.equal(
+    answer.body.error.message,
+    `output ${victorRun.ref} was stored in content store ${workers}; this API's store is ${await other.id()}: every worker and API of a task queue must share one contentStore (npm start: <data dir>/content)`,
+  );
+  // Where each store is stays in the API's log.
+  assert.match(String(logged.mock.calls[0]?.arguments[0]), new RegExp(`\\(${otherDir}\\)`));
+});
+
+test('a marker from before stores had ids names none: it reads as before, and a store without it fails as before', async (t) => {
+  idless = true;
+  const legacy = await readLog('legacy-worker', tokens.victor).finally(() => (idless = false));
+  assert.equal(legacy.store, undefined);
+  const own = await stack.http('GET', outputs(legacy.runId, legacy.ref), { token: tokens.victor });
+  assert.equal(own.status, 200, own.text);
+  assert.equal(own.text, logText('legacy-worker'));
+  t.mock.method(console, 'error', () => undefined);
+  const answer = await getFrom(
+    await otherApi(t, fileContentStore(otherDir)),
+    outputs(legacy.runId, legacy.ref),
+    tokens.victor,
+  );
+  assert.equal(answer.status, 502);
+  assert.equal(answer.body.error.code, 'content_store_failed');
 });
 
 test('the OpenAPI document describes the route with the reference format the route checks', async () => {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { ParsedMail } from 'mailparser';
 import { signLink } from '../../notify/links.js';
+import { signingKeyId } from '../../notify/signing-key-id.js';
+import { rewriteLinkPayload } from '../support/link-tokens.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { toolRuns, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -120,8 +122,9 @@ test('forged, tampered and expired links get a clear page and change nothing', a
 
   const forged = `${base}${payload}.${Buffer.from('not the signature at all, really').toString('base64url')}`;
   const tampered = `${base}${rejectPayload}.${signature}`;
-  const otherSecret = `${base}${signLink('some-other-secret-0123456789abcdef-xyz', { trackingId, approverId: 'alice', action: 'approve', expiresAt: Date.now() + 60_000 })}`;
-  for (const link of [forged, tampered, otherSecret, `${base}garbage`]) {
+  // Claims this API's own signing key id, with a signature that does not verify: forged, plainly.
+  const ownKeyId = `${base}${rewriteLinkPayload(signLink('some-other-secret-0123456789abcdef-xyz', { trackingId, approverId: 'alice', action: 'approve', expiresAt: Date.now() + 60_000 }), (p) => (p.k = signingKeyId(stack.signingSecret)))}`;
+  for (const link of [forged, tampered, ownKeyId, `${base}garbage`]) {
     const shown = await fetch(link);
     assert.equal(shown.status, 400, link);
     assert.match(await shown.text(), /This link is not valid/);
@@ -134,6 +137,36 @@ test('forged, tampered and expired links get a clear page and change nothing', a
   assert.match(await shown.text(), /This link has expired/);
   assert.equal((await post(expired)).status, 410);
   assert.equal(await approvalStatus(trackingId), 'pending');
+});
+
+test('a link signed by an instance with another signing secret says so, tells the operator, and changes nothing', async (t) => {
+  const { runId, trackingId } = await mailedTransfer('email: other secret');
+  const otherSecret = 'some-other-secret-0123456789abcdef-xyz';
+  const link = `${stack.url}/links/${signLink(otherSecret, { trackingId, approverId: 'alice', action: 'approve', expiresAt: Date.now() + 60_000, revision: 1 })}`;
+  const warned = t.mock.method(console, 'warn', () => undefined);
+  for (const answer of [await fetch(link), await post(link)]) {
+    assert.equal(answer.status, 400);
+    const page = await answer.text();
+    assert.match(page, /signed by a Countersign instance with another signing secret/);
+    assert.match(page, /ask whoever runs Countersign/i);
+    assert.match(page, /signing_secret_mismatch/);
+    assert.doesNotMatch(page, /This link is not valid/);
+  }
+  // The second refusal within the minute is counted, not logged again.
+  assert.equal(warned.mock.callCount(), 1);
+  for (const call of warned.mock.calls) {
+    const line = String(call.arguments[0]);
+    assert.match(line, /COUNTERSIGN_SIGNING_SECRET/);
+    assert.match(line, /signingSecret/);
+    assert.ok(
+      line.includes(signingKeyId(otherSecret)) && line.includes(signingKeyId(stack.signingSecret)),
+      line,
+    );
+    assert.ok(!line.includes(otherSecret) && !line.includes(stack.signingSecret), 'no secret in the log');
+  }
+  assert.equal(await approvalStatus(trackingId), 'pending');
+  assert.equal((await stack.state(runId)).status, 'waiting');
+  assert.equal(toolRuns.filter((r) => r.runId === runId).length, 0);
 });
 
 test('a link works once, even while the approval still waits for a quorum', async () => {

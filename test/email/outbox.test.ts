@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { simpleParser } from 'mailparser';
+import { signingKeyId } from '../../notify/signing-key-id.js';
 import { webhookSignature } from '../../notify/webhook.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { tokens } from '../support/api-agents.js';
@@ -85,6 +86,7 @@ test('without SMTP, each notification is an .eml file in <dataDir>/outbox, and t
     delivery.headers['x-countersign-signature'],
     webhookSignature(stack.signingSecret, timestamp, delivery.body),
   );
+  assert.equal(delivery.headers['x-countersign-key-id'], signingKeyId(stack.signingSecret));
   const payload = JSON.parse(delivery.body);
   assert.equal(payload.type, 'approval.requested');
   assert.equal(payload.approval.trackingId, trackingId);

@@ -7,14 +7,7 @@ import { finalView, startPlannedRuns } from './support/fault-runs.js';
 import { startFaultStack } from './support/fault-stack.js';
 import { linkTokens, waitForEmail } from './support/outbox.js';
 import { seededRandom } from './support/random.js';
-
-/** A token with its payload rewritten but its signature kept, as an attacker would try. */
-function rewritePayload(token: string, change: (claims: Record<string, unknown>) => void): string {
-  const [payload, signature] = token.split('.');
-  const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<string, unknown>;
-  change(claims);
-  return `${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
-}
+import { rewriteLinkPayload } from '../support/link-tokens.js';
 
 test('tampered, forged, expired and reused email links change nothing', async (t) => {
   const random = seededRandom('signed-links');
@@ -32,8 +25,11 @@ test('tampered, forged, expired and reused email links change nothing', async (t
   const claims = { trackingId: run!.trackingId, action: 'approve' as const, expiresAt: farFuture };
   const bad: Record<string, { token: string; status: number }> = {
     'flipped signature': { token: `${payload}.${flipped}`, status: 400 },
-    'action rewritten to reject': { token: rewritePayload(approve, (c) => (c.x = 'reject')), status: 400 },
-    'approver rewritten': { token: rewritePayload(approve, (c) => (c.a = 'requester')), status: 400 },
+    'action rewritten to reject': {
+      token: rewriteLinkPayload(approve, (c) => (c.x = 'reject')),
+      status: 400,
+    },
+    'approver rewritten': { token: rewriteLinkPayload(approve, (c) => (c.a = 'requester')), status: 400 },
     'signature spliced from the reject link': { token: `${payload}.${reject.split('.')[1]}`, status: 400 },
     truncated: { token: approve.slice(0, approve.length - 5), status: 400 },
     'extra segment': { token: `${approve}.x`, status: 400 },

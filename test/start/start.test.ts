@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCountersign } from '../../demo/main/start.js';
+import { signingKeyId } from '../../notify/signing-key-id.js';
 import { pickPort } from '../../demo/main/temporal.js';
 import { Running, testEnv } from './running.js';
 
@@ -47,6 +48,11 @@ test('npm start: banner, then one run from the printed curl through an approval 
     assert.match(banner, /OFFLINE DEMO MODEL/);
     assert.match(banner, /curl -s -X POST .*\/api\/runs/);
     assert.equal(readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim(), cs.token);
+    // What several instances must share, as ids an operator compares between them.
+    const secret = readFileSync(path.join(dataDir, 'signing-secret'), 'utf8').trim();
+    assert.ok(banner.includes(`Signing key:  id ${signingKeyId(secret)}`));
+    const storeId = readFileSync(path.join(dataDir, 'content', 'store-id'), 'utf8').trim();
+    assert.ok(banner.includes(`Outputs:      ${path.join(dataDir, 'content')}, store id ${storeId}`));
     firstToken = cs.token;
 
     const { agent, input } = curlBody(banner);
@@ -93,6 +99,28 @@ test('a restart keeps runs, pending approvals and the admin token', async () => 
     );
   } finally {
     await cs.stop();
+  }
+});
+
+test('the signing secret and the content store directory several instances share are taken from the environment', async () => {
+  const shared = mkdtempSync(path.join(tmpdir(), 'countersign-shared-content-'));
+  const secret = 'a-signing-secret-every-instance-shares-0123456789';
+  const cs = await Running.start(undefined, {
+    COUNTERSIGN_SIGNING_SECRET: secret,
+    COUNTERSIGN_CONTENT_DIR: shared,
+  });
+  try {
+    const { banner } = cs.countersign;
+    assert.ok(banner.includes(`Signing key:  id ${signingKeyId(secret)}`), banner);
+    const storeId = readFileSync(path.join(shared, 'store-id'), 'utf8').trim();
+    assert.ok(banner.includes(`Outputs:      ${shared}, store id ${storeId}`), banner);
+    assert.deepEqual(
+      readdirSync(cs.dataDir).filter((name) => name === 'content' || name === 'signing-secret'),
+      [],
+    );
+  } finally {
+    await cs.stop();
+    rmSync(shared, { recursive: true, force: true });
   }
 });
 

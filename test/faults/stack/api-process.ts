@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createApi } from '../../../api/create-api.js';
 import { listen } from '../../../api/listen.js';
 import { registerSearchAttributes } from '../../../client/index.js';
+import { fileContentStore } from '../../../content-store/content-store.js';
 import { DEFAULT_TASK_QUEUE } from '../../../protocol/index.js';
 import { reportReady } from '../support/child.js';
 import { loadStackSettings } from './settings.js';
@@ -20,6 +21,8 @@ const app = createApi({
   publicUrl: settings.publicUrl,
   defaultModel: 'stack-model',
   decisionWaitMs: settings.decisionWaitMs,
+  secretKeys: settings.secretKeys,
+  contentStore: settings.contentDir ? fileContentStore(settings.contentDir) : undefined,
   // The benches' one reviewer token stands for a crowd: it follows every run of a batch at once.
   eventStreams: { perCaller: 1000 },
 });

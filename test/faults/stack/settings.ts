@@ -2,6 +2,8 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { AgentDefinition } from '../../../define/index.js';
 import { ApproverConfig } from '../../../protocol/index.js';
+import type { KeySet } from '../../../codec/keyring.js';
+import { loadSecretKeys } from '../../../secrets/sealer.js';
 
 /**
  * What the stack's worker and API processes are told by their parent, through the environment, so
@@ -18,6 +20,10 @@ const Env = z.object({
   STACK_NOTIFY: z.enum(['0', '1']).default('0'),
   STACK_DECISION_WAIT_MS: z.coerce.number().int().min(0).optional(),
   STACK_WORKFLOW_BUNDLE: z.string().min(1).optional(),
+  /** `COUNTERSIGN_SECRET_KEYS`'s format: secrets the API seals and the worker opens. */
+  STACK_SECRET_KEYS: z.string().min(1).optional(),
+  /** A directory both the worker and the API keep large tool outputs in. */
+  STACK_CONTENT_DIR: z.string().min(1).optional(),
   PORT: z.coerce.number().int().min(0).default(0),
 });
 
@@ -32,6 +38,8 @@ export interface StackSettings {
   decisionWaitMs?: number;
   /** A file holding the bundled workflow code. */
   workflowBundle?: string;
+  secretKeys?: KeySet;
+  contentDir?: string;
   port: number;
   agents: AgentDefinition[];
 }
@@ -54,6 +62,10 @@ export async function loadStackSettings(env: NodeJS.ProcessEnv = process.env): P
     notify: e.STACK_NOTIFY === '1',
     decisionWaitMs: e.STACK_DECISION_WAIT_MS,
     workflowBundle: e.STACK_WORKFLOW_BUNDLE,
+    secretKeys: e.STACK_SECRET_KEYS
+      ? loadSecretKeys({ COUNTERSIGN_SECRET_KEYS: e.STACK_SECRET_KEYS })
+      : undefined,
+    contentDir: e.STACK_CONTENT_DIR,
     port: e.PORT,
     agents: module.createAgents(e.STACK_DATA_DIR),
   };

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { fileContentStore } from '../../../content-store/content-store.js';
 import { createNotifier } from '../../../notify/notifier.js';
 import { createWorker } from '../../../worker/index.js';
 import { reportReady } from '../support/child.js';
@@ -13,6 +14,8 @@ const worker = await createWorker({
   connection,
   identity: `stack-worker-${process.pid}`,
   agents: settings.agents,
+  secretKeys: settings.secretKeys,
+  contentStore: settings.contentDir ? fileContentStore(settings.contentDir) : undefined,
   model: { baseUrl: settings.modelUrl, apiKey: 'stack', maxRetries: 10, timeoutMs: 10_000 },
   notifier: settings.notify
     ? createNotifier({

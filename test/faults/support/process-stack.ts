@@ -41,6 +41,15 @@ export interface ProcessStackOptions {
   roles?: readonly Role[];
   /** A file the Temporal server's log is appended to, across restarts; kept in memory only when absent. */
   temporalLog?: string;
+  /** A Temporal already running (another stack's): then this stack runs none of its own. */
+  temporalAddress?: string;
+  /** The settings several instances share; the signing secret is a new one when absent. */
+  signingSecret?: string;
+  /** In `COUNTERSIGN_SECRET_KEYS`'s format. */
+  secretKeys?: string;
+  contentDir?: string;
+  /** A file holding the bundled workflow code, to bundle once for several stacks. */
+  workflowBundle?: string;
 }
 
 /** How the real Temporal dev server is started, the first time and after every SIGKILL. */
@@ -119,13 +128,16 @@ export class ProcessStack {
   static async start(options: ProcessStackOptions): Promise<ProcessStack> {
     const temporalPort = await freePort();
     const apiPort = await freePort();
-    const temporalAddress = `127.0.0.1:${temporalPort}`;
+    const temporalAddress = options.temporalAddress ?? `127.0.0.1:${temporalPort}`;
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     const dbPath = path.join(options.dataDir, 'temporal.db');
     const roles = options.roles ?? ROLES;
-    const bundlePath = path.join(options.dataDir, 'workflow-bundle.js');
-    if (roles.includes('worker')) writeFileSync(bundlePath, (await bundleWorkflows()).code);
-    const signingSecret = randomBytes(32).toString('base64url');
+    if (options.temporalAddress && roles.includes('temporal'))
+      throw new Error('a stack on another Temporal runs no Temporal of its own');
+    const bundlePath = options.workflowBundle ?? path.join(options.dataDir, 'workflow-bundle.js');
+    if (roles.includes('worker') && !options.workflowBundle)
+      writeFileSync(bundlePath, (await bundleWorkflows()).code);
+    const signingSecret = options.signingSecret ?? randomBytes(32).toString('base64url');
     const env: Record<string, string> = {
       TEMPORAL_ADDRESS: temporalAddress,
       STACK_AGENTS_MODULE: options.agentsModule,
@@ -136,6 +148,8 @@ export class ProcessStack {
       STACK_PUBLIC_URL: apiUrl,
       STACK_NOTIFY: options.notify ? '1' : '0',
       STACK_WORKFLOW_BUNDLE: bundlePath,
+      ...(options.secretKeys ? { STACK_SECRET_KEYS: options.secretKeys } : {}),
+      ...(options.contentDir ? { STACK_CONTENT_DIR: options.contentDir } : {}),
       ...(options.decisionWaitMs === undefined
         ? {}
         : { STACK_DECISION_WAIT_MS: String(options.decisionWaitMs) }),
