@@ -99,7 +99,8 @@ export function secretSealer(keys: KeySet): SecretSealer {
       const key = ring.get(keyId);
       if (!key) {
         throw new Error(
-          `${where} is sealed with key "${keyId}", which this worker does not hold (it holds ${ring.held})`,
+          `${where} is sealed with key "${keyId}", which this worker does not hold (it holds ${ring.held}): ` +
+            'every worker and API of a task queue must share the secret keys (COUNTERSIGN_SECRET_KEYS, `secretKeys`)',
         );
       }
       const bytes = Buffer.from(data, 'base64url');

@@ -167,5 +167,6 @@ test('two instances with the settings they share are one Countersign; one settin
     ),
     JSON.stringify(failedCall.transcript),
   );
+  assert.match(JSON.stringify(failedCall.transcript), /must share the secret keys \(COUNTERSIGN_SECRET_KEYS/);
   assert.equal(callsOf(a, sealedElsewhere).length, 0, 'the tool never ran');
 });
