@@ -89,7 +89,11 @@ test(`${TURNS} turns of ${OUTPUT_BYTES / 1024} KB tool outputs complete within t
     assert.equal(String(message.content).length, OUTPUT_BYTES);
     assert.ok(String(message.content).startsWith(`${i}:`));
   }
-  assert.equal(readdirSync(storeDir).flatMap((d) => readdirSync(path.join(storeDir, d))).length, TURNS);
+  // The store's outputs are in its subdirectories, beside the file holding its id.
+  const outputs = readdirSync(storeDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => readdirSync(path.join(storeDir, entry.name)));
+  assert.equal(outputs.length, TURNS);
 
   const executions = await historyChain(h.client, runId);
   for (const events of executions) {
