@@ -18,5 +18,6 @@ export {
   type Authenticate,
   type FindApprover,
 } from './create-api.js';
+export { countersignChat, type CountersignChatOptions } from './chat/chat-router.js';
 export { servingGate, type ServingGate, type ServingGateOptions } from './serving-gate.js';
 export { HttpError } from '../errors/http-error.js';

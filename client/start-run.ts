@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { toAgentSpec, type AgentDefinition } from '../define/index.js';
-import { DEFAULT_MODEL, DEFAULT_TASK_QUEUE, RunInput, StartRunRequest } from '../protocol/index.js';
+import {
+  DEFAULT_MODEL,
+  DEFAULT_TASK_QUEUE,
+  RunInput,
+  StartRunRequest,
+  type TranscriptMessage,
+} from '../protocol/index.js';
 import { searchAttributeKeys } from '../workflows/search-attributes.js';
 
 /**
@@ -29,6 +35,8 @@ export interface StartRunOptions {
   defaultModel?: string;
   /** A chosen run id (workflow id); a fresh `run-<uuid>` when absent. */
   runId?: string;
+  /** The conversation the model reads before `input` (a chat's earlier turns); none when absent. */
+  context?: TranscriptMessage[];
 }
 
 /**
@@ -48,7 +56,12 @@ export async function startRun(client: Client, options: StartRunOptions): Promis
     requester: options.requester,
   });
   const spec = toAgentSpec(options.agent, options.defaultModel ?? DEFAULT_MODEL);
-  const input = RunInput.parse({ agent: spec, input: request.input, requester: request.requester });
+  const input = RunInput.parse({
+    agent: spec,
+    input: request.input,
+    requester: request.requester,
+    ...(options.context ? { context: options.context } : {}),
+  });
   const runId = options.runId ?? `run-${randomUUID()}`;
   await client.workflow.start('agentWorkflow', {
     workflowId: runId,

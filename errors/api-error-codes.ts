@@ -55,6 +55,10 @@ export const API_ERROR_CODES = [
   'revision_required', // 428: no If-Match names the revision decided on
   'idempotency_key_reused', // 422: the Idempotency-Key went with another request
   'secret_input_unavailable', // 501: the API holds no secret keys to seal a secret with
+  // Chat front ends (countersignChat)
+  'chat_turn_in_progress', // 409: the chat's previous turn has not ended (it waits for approvals)
+  'chat_turn_missing', // 409: the messages name a turn whose previous turn this chat never had
+  'chat_not_yours', // 403: only the person who started a chat adds turns to it
   // The payload codec endpoint
   'no_payload_codec', // 404: the API was given no payloadCodec
   'encode_failed', // 400: the codec refused a payload

@@ -93,6 +93,11 @@ export const RunInput = z.strictObject({
   agent: AgentSpec,
   input: z.string(),
   requester: z.string().optional(),
+  /**
+   * The conversation so far, which the model reads before `input`: a chat's earlier turns, read
+   * from their runs (never from a client). Absent for a run that starts a conversation.
+   */
+  context: z.array(TranscriptMessage).optional(),
 });
 export type RunInput = z.infer<typeof RunInput>;
 

@@ -102,6 +102,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
   const startedAt = continued?.startedAt ?? workflowInfo().startTime.toISOString();
   const transcript: TranscriptMessage[] = continued?.transcript ?? [
     { role: 'system', content: agent.instructions },
+    ...(input.context ?? []),
     { role: 'user', content: input.input },
   ];
   const tools = new Map(agent.tools.map((tool) => [tool.name, tool]));

@@ -106,15 +106,15 @@ export function runEventStream(options: ApiOptions): RequestHandler {
 }
 
 /** How long a run's stream waits before reading again after a transient error, at first and at most. */
-const RETRY_MS = 200;
-const MAX_RETRY_MS = 5_000;
+export const RETRY_MS = 200;
+export const MAX_RETRY_MS = 5_000;
 
 /**
  * Errors a run's stream outlives, reading again from its cursor: a query refused while another
  * waits on the run (one may wait while a workflow task is in flight), a long poll the server ended
  * at its deadline (it may reset the call, which reads as CANCELLED), a server briefly unreachable.
  */
-function isTransient(err: unknown): boolean {
+export function isTransient(err: unknown): boolean {
   for (let cause = err; cause; cause = (cause as { cause?: unknown }).cause) {
     if (isGrpcServiceError(cause)) {
       return (
