@@ -7,6 +7,7 @@ import { errorHandler, HttpError, notFound, parse } from '../errors.js';
 import { limitJsonDepth } from '../json-depth.js';
 import { limitEventStreams } from '../live/stream-slots.js';
 import { requireJsonBody } from '../require-json.js';
+import { agUiRoute } from './ag-ui-route.js';
 import { applyResponses } from './chat-decisions.js';
 import { ChatId, ChatRequest, approvalResponses, stepsShown, turnOf } from './chat-request.js';
 import { latestTurn } from './chat-runs.js';
@@ -34,7 +35,8 @@ export interface CountersignChatOptions extends CountersignApiOptions {
  * The endpoint a chat front end built with the AI SDK talks to, unchanged: `useChat` (or `Chat`)
  * with its default transport pointed at the mount. `POST /` takes the chat's messages and answers
  * with the UI message stream of the turn's run; `GET /:chatId/stream` resumes the chat's current
- * turn. Each user message starts a run (`chat-<chatId>-<turn>`) of `agent`, requested by the
+ * turn; `POST /ag-ui` serves the same chats to an AG-UI client (`HttpAgent`), the thread id naming
+ * the chat. Each user message starts a run (`chat-<chatId>-<turn>`) of `agent`, requested by the
  * signed-in person; an approval answered in the chat is their decision, under the same rules as
  * every channel. Mount it beside `countersignRouter`, with the same `authenticate`.
  *
@@ -106,6 +108,9 @@ export function countersignChat(options: CountersignChatOptions): Router {
       runId,
     );
   });
+
+  // The same chats as an AG-UI agent (`HttpAgent` pointed at `<mount>/ag-ui`).
+  router.post('/ag-ui', streams, agUiRoute(resolved, agent));
 
   router.use(notFound);
   router.use(errorHandler);

@@ -3,7 +3,7 @@
  * text and tool calls, each approval as asked of the person reading, waiting for others, or decided,
  * and each call's output, denial or error. Built from the run's own state alone (transcript,
  * approvals, event log), so every reader and every protocol sees the same run. The AI SDK's encoder
- * (ui-message-chunks.ts) turns these parts into its chunks; another protocol's encoder can too.
+ * (ui-message-stream.ts) and AG-UI's (ag-ui-events.ts) turn these parts into their own events.
  */
 import {
   parseTrackingId,
@@ -15,6 +15,7 @@ import {
   type DecisionType,
   type FieldError,
   type JsonObject,
+  type JsonSchema,
   type JsonValue,
   type Requirement,
   type RunEvent,
@@ -23,7 +24,7 @@ import {
   type ToolCall,
 } from '../../protocol/index.js';
 import { repeatSignoffRefusal, roleRefusal, selfApprovalRefusal } from '../../protocol/decision-rules.js';
-import { missing } from '../../protocol/requirements.js';
+import { missing, requirementLines } from '../../protocol/requirements.js';
 import { approvalIdOf } from './approval-id.js';
 
 /** An approval as the chat shows it: what a person needs to decide it, or to see who must. */
@@ -36,10 +37,16 @@ export interface ApprovalShown {
   tool: string;
   toolCallId: string;
   description: string;
+  /** The arguments proposed, as of the revision shown. */
+  args: JsonObject;
+  /** The JSON Schema edited arguments must meet. */
+  schema: JsonSchema;
   allowedDecisions: DecisionType[];
   editableFields?: string[];
   /** Each requirement, with how many qualifying sign-offs it has. */
   requirements: (Requirement & { have: number })[];
+  /** The same, in words: `treasurer: 0 of 1 (large transfer: transfer: amount over 10000)`. */
+  needs: string[];
   /** Who has signed the shown revision so far. */
   signedBy: string[];
   deadline: string;
@@ -213,12 +220,15 @@ function shownOf(approval: ApprovalView): ApprovalShown {
     tool: approval.tool,
     toolCallId: approval.toolCallId,
     description: approval.description,
+    args: approval.args,
+    schema: approval.schema,
     allowedDecisions: approval.allowedDecisions,
     ...(approval.editableFields ? { editableFields: approval.editableFields } : {}),
     requirements: approval.requirements.map((requirement, i) => ({
       ...requirement,
       have: requirement.count - short[i]!,
     })),
+    needs: requirementLines(approval),
     signedBy: approval.approvals.map((signoff) => signoff.approver),
     deadline: approval.deadline,
   };
