@@ -19,5 +19,7 @@ export {
   type FindApprover,
 } from './create-api.js';
 export { countersignChat, type CountersignChatOptions } from './chat/chat-router.js';
+export type { AgUiInterrupt, AgUiState } from './chat/ag-ui-events.js';
+export type { AgUiDecision } from './chat/ag-ui-request.js';
 export { servingGate, type ServingGate, type ServingGateOptions } from './serving-gate.js';
 export { HttpError } from '../errors/http-error.js';

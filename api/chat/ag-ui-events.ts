@@ -15,7 +15,18 @@ import type { ApprovalDecided, ApprovalShown, ChatPart, DecisionRefused } from '
 /** The AG-UI version spoken here: the first with interrupt outcomes and resume entries. */
 export const AG_UI_PROTOCOL = '1.0';
 
-/** A tool-call interrupt: what the person answering needs, and the answer it takes. */
+/**
+ * A tool-call interrupt: what the person answering needs, and the answer it takes.
+ *
+ * @example
+ * ```ts
+ * import type { AgUiInterrupt } from 'countersign/api';
+ *
+ * function describe(interrupt: AgUiInterrupt): string {
+ *   return `${interrupt.message} (answer by ${interrupt.expiresAt})`;
+ * }
+ * ```
+ */
 export interface AgUiInterrupt {
   /** The approval id (`<trackingId>@<revision>`): the answer decides exactly the proposal shown. */
   id: string;
@@ -29,7 +40,17 @@ export interface AgUiInterrupt {
   metadata: { countersign: ApprovalShown };
 }
 
-/** What Countersign keeps in the AG-UI agent's state: the turn's run, its approvals, the refusals. */
+/**
+ * What Countersign keeps in the AG-UI agent's state: the turn's run, its approvals, the refusals.
+ *
+ * @example
+ * ```ts
+ * import type { AgUiState } from 'countersign/api';
+ *
+ * const waiting = (state: AgUiState) =>
+ *   Object.values(state.countersign.approvals).filter((approval) => approval.state === 'waiting');
+ * ```
+ */
 export interface AgUiState {
   countersign: {
     runId: string;

@@ -40,6 +40,14 @@ const Message = z.discriminatedUnion('role', [
 /**
  * The answer to a tool-call interrupt: AG-UI's approve-with-edits convention, and the reason a
  * rejection gives the model. `editedArgs` are the whole new arguments, not merged.
+ *
+ * @example
+ * ```ts
+ * import type { AgUiDecision } from 'countersign/api';
+ *
+ * const lower: AgUiDecision = { approved: true, editedArgs: { to: 'acme', amount: 900 } };
+ * const no: AgUiDecision = { approved: false, reason: 'Not this quarter.' };
+ * ```
  */
 export const AgUiDecision = z
   .strictObject({
