@@ -7,6 +7,7 @@ import type { ContentStore } from '../content-store/content-store.js';
 import { checkedHooks } from './identity.js';
 import { WORKER_WAIT_MS } from './runs/worker-wait.js';
 import type { EventStreamLimits } from './live/stream-slots.js';
+import type { SlackRouterOptions } from './slack/options.js';
 import type { AgentDefinition } from '../define/index.js';
 import {
   DEFAULT_MODEL,
@@ -196,6 +197,12 @@ export interface CountersignApiOptions {
    * ```
    */
   secretKeys?: KeySet;
+  /**
+   * Slack's buttons (the notifier's `slack` option posts them): with it, `POST /slack/interactions`
+   * takes the clicks, as the Slack app's interactivity URL (`<publicUrl>/slack/interactions`).
+   * Without it, that path is a 404.
+   */
+  slack?: SlackRouterOptions;
 }
 
 /** The options with every default filled in: what the routes read. */

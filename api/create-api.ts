@@ -15,6 +15,7 @@ import { approvalsRouter } from './routes/approvals.js';
 import { codecRouter } from './routes/codec.js';
 import { linksRouter } from './routes/links.js';
 import { runsRouter } from './routes/runs.js';
+import { slackRouter } from './routes/slack.js';
 import type { Me } from './schemas.js';
 import { allEventsStream } from './live/sse.js';
 import { limitEventStreams } from './live/stream-slots.js';
@@ -89,6 +90,8 @@ export function countersignRouter(options: CountersignApiOptions): Router {
   router.use('/api', api);
 
   router.use('/links', linksRouter(resolved));
+  // Slack signs its requests itself: no bearer token, no cross-site check, its own body parsing.
+  if (resolved.slack) router.use('/slack', slackRouter(resolved, resolved.slack));
   // The inbox asks for `api/...` relative to its own page: the page must end in a slash.
   router.get('/', (req, res, next) => {
     const [pathname, query] = req.originalUrl.split('?');

@@ -22,4 +22,5 @@ export { countersignChat, type CountersignChatOptions } from './chat/chat-router
 export type { AgUiInterrupt, AgUiState } from './chat/ag-ui-events.js';
 export type { AgUiDecision } from './chat/ag-ui-request.js';
 export { servingGate, type ServingGate, type ServingGateOptions } from './serving-gate.js';
+export type { SlackRouterOptions, FindSlackApprover, SlackUser } from './slack/options.js';
 export { HttpError } from '../errors/http-error.js';

@@ -198,6 +198,7 @@ const THROUGH: Record<Channel, string> = {
   email: 'an email link',
   cli: 'the command line',
   api: 'the REST API',
+  slack: 'Slack',
 };
 
 /**

@@ -29,6 +29,7 @@ export const API_ERROR_CODES = [
   'not_found', // 404: no such route, run (or none the caller may read), stored output or namespace
   // Who is asking
   'unauthorized', // 401: no valid bearer token
+  'slack_signature_invalid', // 401: a request to the Slack endpoint Slack did not sign in the last five minutes
   'identity_not_supported', // 403: the identity `authenticate` gave breaks the approver rules
   'cross_site_request', // 403: another site's page had the browser send a state-changing request
   'origin_not_allowed', // 403: a codec preflight from an origin not in codecCorsOrigins

@@ -62,7 +62,8 @@ function proposal(approval: ApprovalView): { label: string; body: string }[] {
   return parts;
 }
 
-const KIND_TITLE: Record<ApprovalView['kind'], string> = {
+/** What the agent wants, in the headline of every channel's message (email, Slack). */
+export const KIND_TITLE: Record<ApprovalView['kind'], string> = {
   call: 'wants to call',
   plan: 'proposes a plan starting with',
   result: 'wants you to review the result of',

@@ -2,6 +2,9 @@ import type { Notifier } from '../activities/notifier.js';
 import type { ApprovalView, ApproverIdentity } from '../protocol/index.js';
 import { renderApprovalEmail } from './email.js';
 import { signLink, type LinkAction } from './links.js';
+import { SlackRefused } from './slack/failures.js';
+import type { SlackNotifierOptions } from './slack/options.js';
+import { slackPoster } from './slack/post-approval.js';
 import { createMailTransport, type MailTransport } from './transport.js';
 import { postWebhook } from './webhook.js';
 
@@ -37,6 +40,8 @@ export interface NotifierOptions {
   mailFrom: string;
   /** Also POSTs each approval here, signed with `signingSecret`. */
   webhookUrl?: string;
+  /** Also posts each approval to Slack, with buttons that decide (the router's `slack` option). */
+  slack?: SlackNotifierOptions;
 }
 
 /** Approvers who may decide this approval and have not signed it already. */
@@ -59,6 +64,7 @@ export function inboxUrl(publicUrl: string, trackingId: string): string {
  * answer (5xx: no such mailbox, a refused sender) is given again to every retry.
  */
 function refusedForGood(err: unknown): string | undefined {
+  if (err instanceof SlackRefused) return err.message;
   const code = (err as { responseCode?: unknown }).responseCode;
   return typeof code === 'number' && code >= 500 && code < 600 ? describeFailure(err) : undefined;
 }
@@ -112,6 +118,7 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
   const mail: MailTransport = createMailTransport({ smtpUrl: options.smtpUrl, dataDir: options.dataDir });
   const base = options.publicUrl.replace(/\/$/, '');
   const expiresAt = (approval: ApprovalView) => Date.parse(approval.deadline);
+  const slack = options.slack && slackPoster(options.slack, (trackingId) => inboxUrl(base, trackingId));
   const link = (approval: ApprovalView, approver: ApproverIdentity, action: LinkAction) =>
     `${base}/links/${signLink(options.signingSecret, { trackingId: approval.trackingId, approverId: approver.id, action, expiresAt: expiresAt(approval), revision: approval.revision })}`;
 
@@ -132,7 +139,8 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
           else retry.push(`${key} (${describeFailure(err)})`);
         }
       };
-      for (const approver of recipientsFor(approval, options.approvers)) {
+      const recipients = recipientsFor(approval, options.approvers);
+      for (const approver of recipients) {
         const key = `email:${round}:${approver.id}`;
         if (!approver.email || progress.sent.includes(key)) continue;
         // A secret is never supplied, nor refused, through a link: none is signed for one.
@@ -172,6 +180,8 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
           }),
         );
       }
+      // Last: Slack down holds back no email or webhook.
+      if (slack) await slack(approval, recipients, (key) => progress.sent.includes(key), round, deliver);
       // The activity retries what may yet go through; the next attempt skips what is done.
       if (retry.length > 0) throw new Error(`notifications to retry: ${retry.join(', ')}`);
     },

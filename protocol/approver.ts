@@ -36,6 +36,14 @@ export const ApproverIdentity = z.strictObject({
   id: Identifier,
   name: z.string().max(200).optional(),
   email: z.email().optional(),
+  /**
+   * Their Slack member id (`U…`, `W…` on Enterprise Grid), when it is not found by `email`
+   * (`users.lookupByEmail`): Slack messages and buttons are matched to them by it.
+   */
+  slackId: z
+    .string()
+    .regex(/^[UW][A-Z0-9]{2,30}$/, 'a Slack member id (U… or W…)')
+    .optional(),
   roles: Roles,
 });
 export type ApproverIdentity = z.infer<typeof ApproverIdentity>;
@@ -85,6 +93,12 @@ export type ApproversFile = z.infer<typeof ApproversFile>;
  * const notifier = createNotifier({ ...notifierOptions, approvers: approvers.map(identityOf) });
  * ```
  */
-export function identityOf({ id, name, email, roles }: ApproverIdentity): ApproverIdentity {
-  return { id, roles, ...(name !== undefined ? { name } : {}), ...(email !== undefined ? { email } : {}) };
+export function identityOf({ id, name, email, slackId, roles }: ApproverIdentity): ApproverIdentity {
+  return {
+    id,
+    roles,
+    ...(name !== undefined ? { name } : {}),
+    ...(email !== undefined ? { email } : {}),
+    ...(slackId !== undefined ? { slackId } : {}),
+  };
 }

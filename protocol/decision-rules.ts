@@ -72,17 +72,17 @@ export function decisionTypeRefusal(
 
 /**
  * A secret is supplied, or refused, only where a person can type it unseen (the inbox, the CLI, the
- * API): never through an email link, which no secret approval has.
+ * API): never through an email link or Slack, whose messages have no buttons for one.
  */
 export function channelRefusal(
   kind: ApprovalKind,
   channel: Channel,
   viaLink: boolean,
 ): RuleRefusal | undefined {
-  if (kind !== 'secret' || (channel !== 'email' && !viaLink)) return undefined;
+  if (kind !== 'secret' || (channel !== 'email' && channel !== 'slack' && !viaLink)) return undefined;
   return {
     code: 'decision_not_allowed',
-    reason: 'a secret is never supplied, nor refused, through an email link',
+    reason: `a secret is never supplied, nor refused, through ${channel === 'slack' ? 'Slack' : 'an email link'}: open it in the inbox`,
   };
 }
 

@@ -116,7 +116,7 @@ export type SignalDecision = z.infer<typeof SignalDecision>;
  * await cancelRun(client, runId, { actor: 'lee', channel });
  * ```
  */
-export const Channel = z.enum(['api', 'inbox', 'email', 'cli']);
+export const Channel = z.enum(['api', 'inbox', 'email', 'cli', 'slack']);
 export type Channel = z.infer<typeof Channel>;
 
 /**

@@ -19,4 +19,5 @@ export {
 } from './create-worker.js';
 export type { ModelSettings, Notifier } from '../activities/index.js';
 export { createNotifier, type NotifierOptions, type CountersignNotifier } from '../notify/notifier.js';
+export type { SlackNotifierOptions } from '../notify/slack/options.js';
 export { createMailTransport, type MailTransport, type MailMessage } from '../notify/transport.js';

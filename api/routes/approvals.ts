@@ -165,9 +165,9 @@ export function approvalsRouter(options: ApiOptions): Router {
     await mayRead(res, parsed.runId, trackingId);
     const key = req.get('idempotency-key');
     const requestId = requestIdFor(approver.id, key);
-    // The inbox says so; email decisions come only through signed links.
+    // The inbox says so; email and Slack decisions come only through signed links and signed requests.
     const channel = parse(
-      Channel.exclude(['email']),
+      Channel.exclude(['email', 'slack']),
       req.get('x-countersign-channel') ?? 'api',
       'X-Countersign-Channel header',
     );

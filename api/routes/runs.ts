@@ -152,10 +152,10 @@ export function runsRouter(options: ApiOptions): Router {
   return router;
 }
 
-/** Email links only decide; the inbox and the CLI say which they are. */
-function channelOf(req: Request): Exclude<Channel, 'email'> {
+/** Email links and Slack only decide; the inbox and the CLI say which they are. */
+function channelOf(req: Request): Exclude<Channel, 'email' | 'slack'> {
   return parse(
-    Channel.exclude(['email']),
+    Channel.exclude(['email', 'slack']),
     req.get('x-countersign-channel') ?? 'api',
     'X-Countersign-Channel header',
   );

@@ -25,6 +25,7 @@ import { bundleWorkflows, createNotifier, createWorker, type ModelSettings } fro
 import { demoAgents } from '../agents/index.js';
 import { loadApprovers } from '../config/approvers.js';
 import { loadCountersignConfig } from '../config/countersign.js';
+import { loadSlackConfig } from '../config/slack.js';
 import { startDemoModel } from '../demo-model/index.js';
 import { banner } from './banner.js';
 import { demoLogger } from './log-lines.js';
@@ -153,6 +154,8 @@ function installRuntime(): void {
 export async function startCountersign(options: StartOptions = {}): Promise<Countersign> {
   const env = options.env ?? process.env;
   const config = loadCountersignConfig(env);
+  // SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET turn Slack on: cards from the worker, buttons at the API.
+  const slack = loadSlackConfig(env);
   const temporalConfig = loadTemporalConfig(env);
   const dataDir = options.dataDir ? path.resolve(options.dataDir) : config.dataDir;
   const agents = options.agents ?? demoAgents({ dataDir });
@@ -206,6 +209,7 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
       smtpUrl: config.smtpUrl,
       mailFrom: config.mailFrom,
       webhookUrl: config.webhookUrl,
+      slack: slack?.notifier,
     });
     stack.add(() => notifier.close());
 
@@ -254,6 +258,7 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
         payloadCodec,
         secretKeys: secretKeys.keys,
         codecCorsOrigins: config.codecCorsOrigins,
+        slack: slack?.router,
       }),
     );
     // First on the way down: new requests get 503 while those in flight finish, before the
@@ -275,7 +280,14 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
         ? `temporal server start-dev at ${temporal.address} (state in ${temporal.dbPath}, log in ${temporal.logPath}; set TEMPORAL_ADDRESS to use your own cluster)`
         : `${temporal.address}, namespace ${temporalConfig.namespace}, task queue ${temporalConfig.taskQueue}`,
       temporalUi: temporal.devServer?.uiUrl,
-      notes: temporal.notes,
+      notes: [
+        ...temporal.notes,
+        ...(slack
+          ? [
+              `Slack is on: cards go to ${slack.channel ? `channel ${slack.channel} and ` : ''}approvers' direct messages; set the Slack app's interactivity URL to ${publicUrl}/slack/interactions`,
+            ]
+          : []),
+      ],
       model: demo
         ? `the OFFLINE DEMO MODEL at ${demo.url}: rule-based, not an LLM; it understands the demo agents' example requests only. Set OPENAI_API_KEY (and OPENAI_BASE_URL) for a real model.`
         : `${config.model.name} at ${config.model.baseUrl ?? 'api.openai.com'}`,

@@ -175,7 +175,8 @@ export const DECISION_SIGNAL_SCHEMA: JsonSchema = {
         "api",
         "inbox",
         "email",
-        "cli"
+        "cli",
+        "slack"
       ]
     },
     "requestId": {

@@ -10,6 +10,8 @@ import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import type { ContentStore } from '../../content-store/content-store.js';
+import type { SlackRouterOptions } from '../../api/slack/options.js';
+import type { SlackNotifierOptions } from '../../notify/slack/options.js';
 import { createApi } from '../../api/create-api.js';
 import type { AgentDefinition } from '../../define/index.js';
 import { createNotifier } from '../../notify/notifier.js';
@@ -98,6 +100,8 @@ export interface StackOptions {
   codecCorsOrigins?: string[];
   /** Seals and opens supplied secrets: the API and the worker share them. Default: a fresh key. */
   secretKeys?: KeySet | null;
+  /** Slack for the notifier (cards) and the API (their buttons). */
+  slack?: { notifier: SlackNotifierOptions; router: SlackRouterOptions };
 }
 
 /**
@@ -147,6 +151,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     smtpUrl: options.smtpUrl,
     mailFrom: 'Countersign <countersign@example.com>',
     webhookUrl: options.webhookUrl,
+    slack: options.slack?.notifier,
   });
   const workerOptions = {
     address: temporal.address,
@@ -176,6 +181,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     payloadCodec,
     codecCorsOrigins: options.codecCorsOrigins,
     secretKeys,
+    slack: options.slack?.router,
   });
   server.on('request', app);
 
