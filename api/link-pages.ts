@@ -199,6 +199,7 @@ const THROUGH: Record<Channel, string> = {
   cli: 'the command line',
   api: 'the REST API',
   slack: 'Slack',
+  chat: 'a chat',
 };
 
 /**

@@ -116,7 +116,7 @@ export type SignalDecision = z.infer<typeof SignalDecision>;
  * await cancelRun(client, runId, { actor: 'lee', channel });
  * ```
  */
-export const Channel = z.enum(['api', 'inbox', 'email', 'cli', 'slack']);
+export const Channel = z.enum(['api', 'inbox', 'email', 'cli', 'slack', 'chat']);
 export type Channel = z.infer<typeof Channel>;
 
 /**

@@ -55,7 +55,7 @@ export async function applyResponses(
           trackingId: response.trackingId,
           decision,
           approver: caller,
-          channel: 'api',
+          channel: 'chat',
           requestId: requestIdFor(caller.id, `chat:${response.approvalId}:${digest}`),
           idempotent: true,
           revision: response.revision,

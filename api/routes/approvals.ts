@@ -165,9 +165,9 @@ export function approvalsRouter(options: ApiOptions): Router {
     await mayRead(res, parsed.runId, trackingId);
     const key = req.get('idempotency-key');
     const requestId = requestIdFor(approver.id, key);
-    // The inbox says so; email and Slack decisions come only through signed links and signed requests.
+    // The inbox says so; email, Slack and chat decisions come only through their own routes.
     const channel = parse(
-      Channel.exclude(['email', 'slack']),
+      Channel.exclude(['email', 'slack', 'chat']),
       req.get('x-countersign-channel') ?? 'api',
       'X-Countersign-Channel header',
     );

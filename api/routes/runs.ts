@@ -152,10 +152,10 @@ export function runsRouter(options: ApiOptions): Router {
   return router;
 }
 
-/** Email links and Slack only decide; the inbox and the CLI say which they are. */
-function channelOf(req: Request): Exclude<Channel, 'email' | 'slack'> {
+/** Email links, Slack and chats only decide, through their own routes; the inbox and the CLI say which they are. */
+function channelOf(req: Request): Exclude<Channel, 'email' | 'slack' | 'chat'> {
   return parse(
-    Channel.exclude(['email', 'slack']),
+    Channel.exclude(['email', 'slack', 'chat']),
     req.get('x-countersign-channel') ?? 'api',
     'X-Countersign-Channel header',
   );

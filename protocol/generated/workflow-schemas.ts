@@ -176,7 +176,8 @@ export const DECISION_SIGNAL_SCHEMA: JsonSchema = {
         "inbox",
         "email",
         "cli",
-        "slack"
+        "slack",
+        "chat"
       ]
     },
     "requestId": {

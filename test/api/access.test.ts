@@ -215,11 +215,14 @@ test('a cancel records who cancelled, when and through which channel, on the run
   const refused = await stack.http('POST', `/api/runs/${runId}/cancel`, { token: t.otto });
   assert.equal(refused.status, 404);
   assert.equal(refused.body.error.code, 'not_found');
-  const badChannel = await stack.http('POST', `/api/runs/${runId}/cancel`, {
-    token: t.bob,
-    headers: { 'x-countersign-channel': 'email' },
-  });
-  assert.equal(badChannel.status, 400, 'email links decide; they never cancel');
+  // Email links, Slack and chats decide through their own routes: REST cannot claim to be one.
+  for (const channel of ['email', 'slack', 'chat']) {
+    const badChannel = await stack.http('POST', `/api/runs/${runId}/cancel`, {
+      token: t.bob,
+      headers: { 'x-countersign-channel': channel },
+    });
+    assert.equal(badChannel.status, 400, `REST claimed to be ${channel}`);
+  }
   assert.equal((await stack.state(runId)).status, 'waiting');
 
   // bob (treasurer) may decide the transfer, so he may cancel the run.

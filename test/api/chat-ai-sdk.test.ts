@@ -128,7 +128,7 @@ test('an edit goes through the countersign extension, and the chat shows it as a
     (decided?.data.decisions as { actor: string; decision: string; message: string; channel: string }[]).map(
       ({ actor, decision, message, channel }) => ({ actor, decision, message, channel }),
     ),
-    [{ actor: 'sam', decision: 'edit', message: 'Only 400 this month.', channel: 'api' }],
+    [{ actor: 'sam', decision: 'edit', message: 'Only 400 this month.', channel: 'chat' }],
   );
   assert.deepEqual(
     transfersMade.filter((t) => t.runId === runId),
