@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.countersign/', '.venv/', 'test/histories/', 'dist/'] },
+  { ignores: ['node_modules/', '.countersign/', '.venv/', 'test/histories/', 'dist/', 'demo/chat/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

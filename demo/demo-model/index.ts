@@ -35,8 +35,29 @@ export function demoModel(request: ChatCompletionRequest): AssistantReply {
       'Set OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint) to use a real model.',
     );
   }
-  // A correction given on resume is read before the rule goes on (or does not).
-  return conversation.corrections.length > 0 ? heedCorrections(conversation, rule[1]) : rule[1](conversation);
+  if (conversation.corrections.length === 0) return rule[1](conversation);
+  // A correction given on resume is read before the rule goes on (or does not), unless it is a new request.
+  return newRequest(conversation, rule[1]) ?? heedCorrections(conversation, rule[1]);
+}
+
+/**
+ * A message after the final answer that the rule reads as a request of its own: the next turn of a
+ * chat (countersignChat runs it with the earlier turns before it), which the rule answers afresh. Its
+ * calls' results then read as the latest steps, as in any run.
+ */
+function newRequest(
+  conversation: Conversation,
+  rule: (conversation: Conversation) => AssistantReply,
+): AssistantReply | undefined {
+  if (conversation.answered === undefined) return undefined;
+  const reply = rule({
+    ...conversation,
+    request: conversation.corrections.join(' '),
+    corrections: [],
+    steps: [],
+    latest: [],
+  });
+  return reply.tool_calls?.length ? reply : undefined;
 }
 
 /** Serves the demo model over OpenAI's Chat Completions HTTP API. */

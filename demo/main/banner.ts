@@ -1,3 +1,5 @@
+import { CHAT_AGENT } from './chat-page.js';
+
 export interface BannerFacts {
   url: string;
   adminToken?: string;
@@ -32,6 +34,11 @@ export function banner(f: BannerFacts): string {
     'Countersign is running.',
     '',
     `  Inbox:        ${f.url}/`,
+    ...(f.agents.includes(CHAT_AGENT)
+      ? [
+          `  Chat:         ${f.url}/chat/  (ask the ${CHAT_AGENT} agent for a transfer, approve it in the chat)`,
+        ]
+      : []),
     f.adminToken
       ? `  Admin token:  ${f.adminToken}  (kept in ${f.adminTokenFile})`
       : `  Approvers:    ${f.approversFile}`,

@@ -18,7 +18,7 @@ import {
   type AgentDefinition,
   type KeySet,
 } from 'countersign';
-import { createApi, servingGate } from 'countersign/api';
+import { servingGate } from 'countersign/api';
 import { registerSearchAttributes } from 'countersign/client';
 import { removeInstanceFile, writeInstanceFile } from 'countersign/dev';
 import { bundleWorkflows, createNotifier, createWorker, type ModelSettings } from 'countersign/worker';
@@ -28,6 +28,7 @@ import { loadCountersignConfig } from '../config/countersign.js';
 import { loadSlackConfig } from '../config/slack.js';
 import { startDemoModel } from '../demo-model/index.js';
 import { banner } from './banner.js';
+import { demoApp } from './chat-page.js';
 import { demoLogger } from './log-lines.js';
 import { connectTemporal } from './temporal.js';
 
@@ -244,8 +245,9 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
       namespace: temporalConfig.namespace,
       ...(payloadCodec ? { dataConverter: { payloadCodecs: [payloadCodec] } } : {}),
     });
+    // The API and inbox, and the chat page beside them at /chat/.
     gate.open(
-      createApi({
+      demoApp({
         client,
         namespace: temporalConfig.namespace,
         taskQueue: temporalConfig.taskQueue,

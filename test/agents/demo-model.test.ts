@@ -190,6 +190,25 @@ describe('corrections given on resume', () => {
     assert.ok(reply.content!.endsWith(first.replace('[offline demo model] ', '')));
   });
 
+  test("a request after the answer (a chat's next turn) is answered afresh, its results read as its own", () => {
+    const chat = new Chat('bank-transfer', TRANSFER);
+    chat.next();
+    chat.results(executed);
+    chat.next();
+    chat.correct('Transfer $500 from 4242 4242 4242 4242 to 4000 0566 5566 5556');
+    const reply = chat.next();
+    assert.deepEqual(calls(reply), [
+      { name: 'transfer', args: { amount: 500, from: '4242 4242 4242 4242', to: '4000 0566 5566 5556' } },
+    ]);
+    assert.equal(reply.tool_calls![0]!.id, 'call_demo_3_1');
+    chat.results({
+      status: 'executed',
+      transfer: { id: 'tx2', from: '4242 4242 4242 4242', to: '4000 0566 5566 5556', amount: 500 },
+      balances: { '4242 4242 4242 4242': 997_000, '4000 0566 5566 5556': 1_000 },
+    });
+    assert.match(chat.next().content!, /^\[offline demo model\] Transferred \$500\.00 from 4242/);
+  });
+
   test('a stop keeps the next step from being proposed, and names it', () => {
     const chat = new Chat(
       'loan-approval',

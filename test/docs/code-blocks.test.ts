@@ -36,7 +36,7 @@ declare function notifyOwner(runId: string): Promise<void>;
 `;
 
 /** Where each block is compiled: a file beside the page that does not exist, named for the page and line. */
-const fileOf = (block: CodeBlock) => join(root, `${block.doc}.${block.line}.ts`);
+const fileOf = (block: CodeBlock) => join(root, `${block.doc}.${block.line}.${block.lang}`);
 const givensFile = join(root, 'docs', 'givens.d.ts');
 
 function compilerOptions(): ts.CompilerOptions {
@@ -48,23 +48,13 @@ function compilerOptions(): ts.CompilerOptions {
 
 const blocks = docFiles().flatMap(codeBlocks);
 
-test('code blocks are labelled ts, sh or json (or not at all), so no TypeScript goes unchecked', () => {
-  const others = blocks.filter((block) => !['ts', 'sh', 'json', ''].includes(block.lang));
-  assert.deepEqual(
-    others.map((block) => `${block.doc}:${block.line}: ${block.lang}`),
-    [],
-  );
-});
-
-test('every ts code block in the README and docs/ type-checks against the package', () => {
-  const examples = blocks.filter((block) => block.lang === 'ts');
-  assert.ok(examples.length >= 15, `found only ${examples.length} ts blocks`);
+/** The type errors of the examples, each compiled as a module of its own beside the givens. */
+function typeErrors(examples: CodeBlock[], options: ts.CompilerOptions): string[] {
   // `export {}` makes each block a module of its own, whose names shadow the givens.
   const virtual = new Map<string, string>([
     [givensFile, givens],
     ...examples.map((block): [string, string] => [fileOf(block), `${block.code}\nexport {};\n`]),
   ]);
-  const options = compilerOptions();
   const host = ts.createCompilerHost(options);
   const { fileExists, readFile, getSourceFile } = host;
   host.fileExists = (file) => virtual.has(file) || fileExists.call(host, file);
@@ -76,7 +66,7 @@ test('every ts code block in the README and docs/ type-checks against the packag
       : ts.createSourceFile(file, text, language);
   };
   const program = ts.createProgram([...virtual.keys()], options, host);
-  const failures = [...virtual.keys()].flatMap((file) => {
+  return [...virtual.keys()].flatMap((file) => {
     const source = program.getSourceFile(file)!;
     const block = examples.find((candidate) => fileOf(candidate) === file);
     return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map(
@@ -86,6 +76,32 @@ test('every ts code block in the README and docs/ type-checks against the packag
         return `${where}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n  ')}`;
       },
     );
+  });
+}
+
+test('code blocks are labelled ts, tsx, sh or json (or not at all), so no TypeScript goes unchecked', () => {
+  const others = blocks.filter((block) => !['ts', 'tsx', 'sh', 'json', ''].includes(block.lang));
+  assert.deepEqual(
+    others.map((block) => `${block.doc}:${block.line}: ${block.lang}`),
+    [],
+  );
+});
+
+test('every ts code block in the README and docs/ type-checks against the package', () => {
+  const examples = blocks.filter((block) => block.lang === 'ts');
+  assert.ok(examples.length >= 15, `found only ${examples.length} ts blocks`);
+  const failures = typeErrors(examples, compilerOptions());
+  assert.deepEqual(failures, [], `${failures.length} type errors:\n${failures.join('\n')}`);
+});
+
+test("every tsx code block (a chat page) type-checks with React's JSX, in a browser", () => {
+  const examples = blocks.filter((block) => block.lang === 'tsx');
+  assert.ok(examples.length >= 1, `found only ${examples.length} tsx blocks`);
+  const options = compilerOptions();
+  const failures = typeErrors(examples, {
+    ...options,
+    jsx: ts.JsxEmit.ReactJSX,
+    lib: [...(options.lib ?? []), 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
   });
   assert.deepEqual(failures, [], `${failures.length} type errors:\n${failures.join('\n')}`);
 });
