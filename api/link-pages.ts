@@ -12,6 +12,7 @@ import {
   OUTCOME_DEADLINE,
   OUTCOME_EFFECT,
   OUTCOME_WHY,
+  SETTLED_HOW,
   attemptFacts,
 } from '../notify/outcome-wording.js';
 import { LOCAL_TIME_SCRIPT, timeHtml } from './page-time.js';
@@ -174,17 +175,6 @@ export function decidedPage(
       : 'Thank you. The agent continues with your decision.';
   return messagePage(title, detail, inbox);
 }
-
-/** How an approval ended, as the page for one already decided says it. */
-const SETTLED_HOW: Record<ApprovalView['status'], string> = {
-  pending: 'Pending',
-  approved: 'Approved',
-  edited: 'Approved with edits',
-  rejected: 'Rejected',
-  responded: 'Answered',
-  expired: 'Expired',
-  cancelled: 'Cancelled',
-};
 
 /** An outcome approval's answers, in their own words. */
 const OUTCOME_HOW: Partial<Record<ApprovalView['status'], string>> = {

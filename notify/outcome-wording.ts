@@ -1,4 +1,15 @@
-import type { UnknownAttempt } from '../protocol/index.js';
+import type { ApprovalStatus, UnknownAttempt } from '../protocol/index.js';
+
+/** How an approval ended, in words: the same on the pages its email links open and on Slack's cards. */
+export const SETTLED_HOW: Record<ApprovalStatus, string> = {
+  pending: 'Pending',
+  approved: 'Approved',
+  edited: 'Approved with edits',
+  rejected: 'Rejected',
+  responded: 'Answered',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
+};
 
 /**
  * The words an outcome approval (kind `outcome`: nobody knows whether a call happened) is answered

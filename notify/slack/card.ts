@@ -2,7 +2,13 @@ import type { ChatPostMessageArguments } from '@slack/web-api';
 import { z } from 'zod';
 import { requirementLines, visibleText, type ApprovalView, type Channel } from '../../protocol/index.js';
 import { KIND_TITLE } from '../email.js';
-import { OUTCOME_ANSWER, OUTCOME_DEADLINE, OUTCOME_WHY, attemptFacts } from '../outcome-wording.js';
+import {
+  OUTCOME_ANSWER,
+  OUTCOME_DEADLINE,
+  OUTCOME_WHY,
+  SETTLED_HOW,
+  attemptFacts,
+} from '../outcome-wording.js';
 
 export type SlackBlock = Extract<ChatPostMessageArguments, { blocks: unknown[] }>['blocks'][number];
 
@@ -205,16 +211,6 @@ export function approvalCard(approval: ApprovalView, inbox: string): SlackMessag
   return { text: cut(escaped(`${headline(approval)}: ${approval.description}`), SECTION_MAX), blocks };
 }
 
-const SETTLED: Record<ApprovalView['status'], string> = {
-  pending: 'Pending',
-  approved: 'Approved',
-  edited: 'Approved with edits',
-  rejected: 'Rejected',
-  responded: 'Answered',
-  expired: 'Expired',
-  cancelled: 'Cancelled',
-};
-
 /**
  * The message once the approval is settled: how it ended, by whom and through which channel, the
  * reason given and an edit's changes; no buttons are left to press.
@@ -232,7 +228,7 @@ export function settledCard(
     const channel = channelOf(id);
     return `${escaped(id)}${channel ? ` (${channel})` : ''}`;
   });
-  const status = `*${SETTLED[approval.status]}*${by.length > 0 ? ` by ${by.join(', ')}` : ''}`;
+  const status = `*${SETTLED_HOW[approval.status]}*${by.length > 0 ? ` by ${by.join(', ')}` : ''}`;
   const diff = (outcome?.diff ?? []).map(
     (change) => `${change.path}: ${JSON.stringify(change.before)} → ${JSON.stringify(change.after)}`,
   );
@@ -247,5 +243,8 @@ export function settledCard(
       elements: [{ ...button('Open in the inbox', SLACK_ACTIONS.inbox, approval.trackingId), url: inbox }],
     },
   ];
-  return { text: cut(escaped(`${SETTLED[approval.status]}: ${headline(approval)}`), SECTION_MAX), blocks };
+  return {
+    text: cut(escaped(`${SETTLED_HOW[approval.status]}: ${headline(approval)}`), SECTION_MAX),
+    blocks,
+  };
 }
