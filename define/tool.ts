@@ -4,6 +4,7 @@ import {
   SecretSpec,
   ToolSpec,
   type ApprovalPolicyInput,
+  type JsonSchema,
   type JsonValue,
   type SecretSpecInput,
 } from '../protocol/index.js';
@@ -69,6 +70,12 @@ export interface ToolDefinition<Args extends z.ZodObject = z.ZodObject> {
   name: string;
   description: string;
   parameters: Args;
+  /**
+   * The arguments' JSON Schema when it comes from elsewhere than zod (an MCP server's `inputSchema`):
+   * what the model, the workflow and the inbox see, exactly as given. `parameters` then checks
+   * arguments against it.
+   */
+  parametersJsonSchema?: JsonSchema;
   /** Schema of a human-supplied result (`respond`), when a human may answer in the tool's place. */
   result?: z.ZodType;
   safe: boolean;
@@ -152,7 +159,7 @@ export function toToolSpec(tool: ToolDefinition): ToolSpec {
   return ToolSpec.parse({
     name: tool.name,
     description: tool.description,
-    parameters: z.toJSONSchema(tool.parameters, { io: 'input' }),
+    parameters: tool.parametersJsonSchema ?? z.toJSONSchema(tool.parameters, { io: 'input' }),
     resultSchema: tool.result ? z.toJSONSchema(tool.result, { io: 'input' }) : undefined,
     safe: tool.safe,
     idempotent: tool.idempotent,

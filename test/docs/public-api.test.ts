@@ -14,6 +14,7 @@ const entryPoints = {
   'countersign/client': 'client/index.ts',
   'countersign/api': 'api/index.ts',
   'countersign/dev': 'dev/index.ts',
+  'countersign/mcp': 'mcp/index.ts',
 };
 
 function exportedDeclarations(): Map<string, ts.Declaration[]> {
