@@ -209,3 +209,46 @@ test('a turn is refused while the previous one waits, out of order, or from some
   assert.equal(await codeOf(others), 'chat_not_yours');
   assert.equal((await stack.state(runId)).status, 'cancelled');
 });
+
+test('a worker and chat endpoint restarted while the chat waits lose nothing: the chat resumes where the run is', async () => {
+  const chatId = randomUUID();
+  const runId = `chat-${chatId}-1`;
+  stack.fake.script(
+    'turns: send 40000',
+    calls(call('transfer', { to: 'ann', amount: 40_000 }, 'c1')),
+    say('Sent 40000.'),
+  );
+  const first = app.chat(chatId, 'sam');
+  void first.sendMessage({ text: 'turns: send 40000' });
+  await first.until((messages) => waitingPart(messages.at(-1), `${runId}.1`), 'the waiting part');
+  await first.stop();
+
+  // Both go down; the run waits in Temporal alone, and is decided while no worker runs.
+  await app.close();
+  await stack.stopWorker();
+  // With no worker to ask, the decision names the revision Bob read.
+  const approved = await stack.http('POST', `/api/approvals/${runId}.1/decision`, {
+    token: tokens.bob,
+    body: { type: 'approve' },
+    headers: { 'if-match': '"1"' },
+  });
+  assert.ok(approved.status === 200 || approved.status === 202, approved.text);
+  app = await startChatApp(stack, [tellerBank], 'teller_bank', chatPeople);
+  await stack.startWorker();
+
+  // The page comes back to a new endpoint: it resumes, and the run goes on from the decision.
+  const reloaded = app.chat(chatId, 'sam');
+  void reloaded.resumeStream();
+  await reloaded.until((messages) => textOf(messages.at(-1)) === 'Sent 40000.' || undefined, 'the answer');
+  await reloaded.settled();
+  const done = reloaded.messages.at(-1);
+  assert.equal(toolPart(done, 'c1')?.state, 'output-available');
+  // Decided while both were down, by Bob, through REST.
+  const decided = dataPart(done, 'data-countersign-approval', `${runId}.1`);
+  assert.equal(decided?.data.status, 'approved');
+  assert.deepEqual(reloaded.requests, [`GET /chat/${chatId}/stream`]);
+  assert.deepEqual(
+    transfersMade.filter((t) => t.runId === runId),
+    [{ runId, to: 'ann', amount: 40_000 }],
+  );
+});
