@@ -2,19 +2,16 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import proto from '@temporalio/proto';
-import { defineAgent } from '../../define/index.js';
 import { mcpTools, type McpTools } from '../../mcp/index.js';
-import { tokens } from '../support/api-agents.js';
-import { call, calls, say } from '../support/fake-model.js';
 import { startStack, type Stack } from '../support/stack.js';
-import { pendingOutcome, toolMessage } from '../support/unknown-restart.js';
 import {
-  callsReceived,
-  receivedCalls,
-  startHttpTickets,
-  ticketFiles,
-  type HttpTickets,
-} from './support/tickets.js';
+  callsOfRun,
+  decideAsAlice,
+  runCalling as runCallingTool,
+  ticketAgent,
+} from './support/ticket-runs.js';
+import { pendingOutcome, toolMessage } from '../support/unknown-restart.js';
+import { callsReceived, startHttpTickets, ticketFiles, type HttpTickets } from './support/tickets.js';
 
 /**
  * The same ticket system as a real MCP server over Streamable HTTP (a child process), which takes
@@ -39,13 +36,7 @@ before(async () => {
       export_tickets: { when: 'auto' },
     },
   });
-  const agent = defineAgent({
-    name: 'tickets',
-    description: 'Works the ticket queue.',
-    instructions: 'Help with tickets.',
-    tools: tickets.tools,
-  });
-  stack = await startStack({ agents: [agent] });
+  stack = await startStack({ agents: [ticketAgent(tickets)] });
 });
 after(async () => {
   await stack?.close();
@@ -53,19 +44,12 @@ after(async () => {
   await server?.stop();
 });
 
-const decide = (trackingId: string, body: unknown) =>
-  stack.http('POST', `/api/approvals/${trackingId}/decision`, { token: tokens.alice, body });
+const decide = (trackingId: string, body: unknown) => decideAsAlice(stack, trackingId, body);
 
-function runCalling(input: string, tool: string, args: Record<string, unknown>): Promise<string> {
-  return stack.startRun('tickets', input, tokens.bob, calls(call(tool, args, 'c1')), (request) =>
-    say(`tool said: ${request.messages.at(-1)?.content}`),
-  );
-}
+const runCalling = (input: string, tool: string, args: Record<string, unknown>) =>
+  runCallingTool(stack, input, tool, args);
 
-const callsFor = (runId: string, tool: string) =>
-  receivedCalls(files.log).filter(
-    (c) => c.tool === tool && String(c.meta?.['countersign/idempotency-key']).startsWith(`${runId}/`),
-  );
+const callsFor = (runId: string, tool: string) => callsOfRun(files.log, runId, tool);
 
 test('an ungated tool runs at once; the token comes from configuration and stays out of the run', async () => {
   const runId = await runCalling('mcp http: search', 'search_tickets', { query: 'printer' });

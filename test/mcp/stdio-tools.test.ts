@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { defineAgent } from '../../define/index.js';
 import { mcpTools, type McpTools } from '../../mcp/index.js';
 import type { ApprovalView } from '../../protocol/index.js';
 import { tokens } from '../support/api-agents.js';
 import { call, calls, say, type ChatCompletionRequest } from '../support/fake-model.js';
 import { startStack, type Stack } from '../support/stack.js';
+import {
+  callsOfRun,
+  decideAsAlice,
+  runCalling as runCallingTool,
+  ticketAgent,
+} from './support/ticket-runs.js';
 import { waitFor } from '../support/wait-for.js';
 import { pendingOutcome, toolMessage } from '../support/unknown-restart.js';
 import {
@@ -45,33 +50,19 @@ before(async () => {
     },
     idempotent: ['sync_tickets'],
   });
-  const agent = defineAgent({
-    name: 'tickets',
-    description: 'Works the ticket queue.',
-    instructions: 'Help with tickets.',
-    tools: tickets.tools,
-  });
-  stack = await startStack({ agents: [agent] });
+  stack = await startStack({ agents: [ticketAgent(tickets)] });
 });
 after(async () => {
   await stack?.close();
   await tickets?.close();
 });
 
-const decide = (trackingId: string, body: unknown) =>
-  stack.http('POST', `/api/approvals/${trackingId}/decision`, { token: tokens.alice, body });
+const decide = (trackingId: string, body: unknown) => decideAsAlice(stack, trackingId, body);
 
-/** Bob asks; the model proposes one call, then says what the tool message was. */
-function runCalling(input: string, tool: string, args: Record<string, unknown>): Promise<string> {
-  return stack.startRun('tickets', input, tokens.bob, calls(call(tool, args, 'c1')), (request) =>
-    say(`tool said: ${request.messages.at(-1)?.content}`),
-  );
-}
+const runCalling = (input: string, tool: string, args: Record<string, unknown>) =>
+  runCallingTool(stack, input, tool, args);
 
-const callsFor = (runId: string, tool: string) =>
-  receivedCalls(files.log).filter(
-    (c) => c.tool === tool && String(c.meta?.['countersign/idempotency-key']).startsWith(`${runId}/`),
-  );
+const callsFor = (runId: string, tool: string) => callsOfRun(files.log, runId, tool);
 
 test('an ungated MCP tool runs at once; the model sees the server schema and reads the structured result', async () => {
   let seen: ChatCompletionRequest | undefined;
