@@ -1,5 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
-import { createApi } from '../../../api/create-api.js';
+import express from 'express';
+import { countersignChat } from '../../../api/chat/chat-router.js';
+import type { CountersignApiOptions } from '../../../api/context.js';
+import { countersignRouter } from '../../../api/create-api.js';
 import { listen } from '../../../api/listen.js';
 import { registerSearchAttributes } from '../../../client/index.js';
 import { fileContentStore } from '../../../content-store/content-store.js';
@@ -11,7 +14,7 @@ import { loadStackSettings } from './settings.js';
 const settings = await loadStackSettings();
 const connection = await Connection.connect({ address: settings.temporalAddress });
 await registerSearchAttributes(connection, 'default');
-const app = createApi({
+const options: CountersignApiOptions = {
   client: new Client({ connection, namespace: 'default' }),
   namespace: 'default',
   taskQueue: DEFAULT_TASK_QUEUE,
@@ -25,6 +28,11 @@ const app = createApi({
   contentStore: settings.contentDir ? fileContentStore(settings.contentDir) : undefined,
   // The benches' one reviewer token stands for a crowd: it follows every run of a batch at once.
   eventStreams: { perCaller: 1000 },
-});
+};
+const app = express();
+app.disable('x-powered-by');
+// A chat front end's endpoint on the same instance, talking to the stack's first agent.
+app.use('/chat', countersignChat({ ...options, agent: settings.agents[0]!.name }));
+app.use(countersignRouter(options));
 const { url } = await listen(app, settings.port);
 reportReady({ url });
