@@ -1,5 +1,6 @@
 import type { AgentDefinition } from 'countersign';
 import { bankTransferAgent } from './bank-transfer.js';
+import { helpdeskAgent } from './helpdesk.js';
 import { loanApprovalAgent } from './loan-approval.js';
 import { opsAgent } from './ops.js';
 import { sqlAnalystAgent } from './sql-analyst.js';
@@ -10,7 +11,7 @@ export interface DemoAgentOptions {
   dataDir: string;
 }
 
-/** The five demo agents `npm start` runs; their state lives under `<dataDir>/demo` and `<dataDir>/outbox`. */
+/** The demo agents whose tools are written in code; their state lives under `<dataDir>/demo` and `<dataDir>/outbox`. */
 export function demoAgents(options: DemoAgentOptions): AgentDefinition[] {
   return [
     loanApprovalAgent(options.dataDir),
@@ -19,4 +20,15 @@ export function demoAgents(options: DemoAgentOptions): AgentDefinition[] {
     sqlAnalystAgent(options.dataDir),
     supportEmailAgent(options.dataDir),
   ];
+}
+
+/**
+ * Every agent `npm start` runs: those above, and the helpdesk, whose tools come from the demo's
+ * ticket MCP server, started here. `close` ends that server: call it once the worker has stopped.
+ */
+export async function startDemoAgents(
+  options: DemoAgentOptions,
+): Promise<{ agents: AgentDefinition[]; close(): Promise<void> }> {
+  const helpdesk = await helpdeskAgent(options.dataDir);
+  return { agents: [...demoAgents(options), helpdesk.agent], close: helpdesk.close };
 }

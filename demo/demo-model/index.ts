@@ -8,6 +8,7 @@ import { readConversation, type Conversation } from './conversation.js';
 import { heedCorrections } from './corrections.js';
 import { answer } from './reply.js';
 import { bankRule } from './rules/bank.js';
+import { helpdeskRule } from './rules/helpdesk.js';
 import { loanRule } from './rules/loan.js';
 import { opsRule } from './rules/ops.js';
 import { sqlRule } from './rules/sql.js';
@@ -20,6 +21,7 @@ const RULES: [string, (conversation: Conversation) => AssistantReply][] = [
   ['run_shell_command', opsRule],
   ['execute_sql_query', sqlRule],
   ['send_email', supportRule],
+  ['list_tickets', helpdeskRule],
 ];
 
 /**
@@ -31,7 +33,7 @@ export function demoModel(request: ChatCompletionRequest): AssistantReply {
   const rule = RULES.find(([tool]) => conversation.tools.has(tool));
   if (!rule) {
     return answer(
-      'I am the offline rule-based demo model and only know the demo agents (loan-approval, bank-transfer, ops, sql-analyst, support-email).',
+      'I am the offline rule-based demo model and only know the demo agents (loan-approval, bank-transfer, ops, sql-analyst, support-email, helpdesk).',
       'Set OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint) to use a real model.',
     );
   }

@@ -1,3 +1,4 @@
+import { HELPDESK_AGENT } from '../agents/helpdesk.js';
 import { CHAT_AGENT } from './chat-page.js';
 
 export interface BannerFacts {
@@ -52,6 +53,11 @@ export function banner(f: BannerFacts): string {
     ...(f.temporalUi ? [`  Temporal UI:  ${f.temporalUi}  (each run's history, event by event)`] : []),
     `  Model:        ${f.model}`,
     `  Agents:       ${f.agents.join(', ')}`,
+    ...(f.agents.includes(HELPDESK_AGENT)
+      ? [
+          `  Helpdesk:     its tools come from the demo's ticket system, an MCP server over stdio; "Close ticket T-1002 as resolved" waits for your approval`,
+        ]
+      : []),
     ...(f.encryption ? [`  Encryption:   ${f.encryption}`] : []),
     ...(f.secretKeys ? [`  Secret keys:  ${f.secretKeys}`] : []),
     `  Signing key:  id ${f.signingKeyId}  (every instance of this task queue shows the same: COUNTERSIGN_SIGNING_SECRET)`,

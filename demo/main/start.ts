@@ -22,7 +22,7 @@ import { servingGate } from 'countersign/api';
 import { registerSearchAttributes } from 'countersign/client';
 import { removeInstanceFile, writeInstanceFile } from 'countersign/dev';
 import { bundleWorkflows, createNotifier, createWorker, type ModelSettings } from 'countersign/worker';
-import { demoAgents } from '../agents/index.js';
+import { startDemoAgents } from '../agents/index.js';
 import { loadApprovers } from '../config/approvers.js';
 import { loadCountersignConfig } from '../config/countersign.js';
 import { loadSlackConfig } from '../config/slack.js';
@@ -159,7 +159,6 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
   const slack = loadSlackConfig(env);
   const temporalConfig = loadTemporalConfig(env);
   const dataDir = options.dataDir ? path.resolve(options.dataDir) : config.dataDir;
-  const agents = options.agents ?? demoAgents({ dataDir });
   mkdirSync(dataDir, { recursive: true });
   const stack = new Stack();
 
@@ -171,6 +170,13 @@ export async function startCountersign(options: StartOptions = {}): Promise<Coun
   stack.add(() => closeServer(server));
   const port = (server.address() as AddressInfo).port;
   try {
+    let agents = options.agents;
+    if (!agents) {
+      // The helpdesk's ticket MCP server runs as a child process until the worker has stopped.
+      const demoAgents = await startDemoAgents({ dataDir });
+      stack.add(() => demoAgents.close());
+      agents = demoAgents.agents;
+    }
     const approvers = loadApprovers({ file: config.approversFile, dataDir });
     const signingSecret = loadSigningSecret(dataDir, config.signingSecret);
     // COUNTERSIGN_PAYLOAD_KEYS turns encryption at rest on: worker, API client and codec endpoint share it.

@@ -20,6 +20,7 @@ const TOOLS: Record<string, string[]> = {
   ops: ['run_shell_command', 'provision_vm', 'restart_service', 'run_db_report'],
   'sql-analyst': ['execute_sql_query'],
   'support-email': ['send_email', 'ask_human'],
+  helpdesk: ['list_tickets', 'close_ticket'],
 };
 
 /** A conversation as the workflow sends it: system, user, then assistant turns and tool messages. */
@@ -592,6 +593,51 @@ describe('support-email rules', () => {
     const reply = chat.next();
     assert.equal(reply.tool_calls, undefined);
     assert.match(reply.content!, /did not send.*Wrong tone/);
+  });
+});
+
+describe('helpdesk rules', () => {
+  test('a close request proposes close_ticket with its resolution, and reports what the server closed', () => {
+    const chat = new Chat('helpdesk', 'Close ticket T-1002 as resolved');
+    assert.deepEqual(calls(chat.next()), [
+      { name: 'close_ticket', args: { id: 'T-1002', resolution: 'resolved' } },
+    ]);
+    chat.results({ ticket: { id: 'T-1002', status: 'closed', resolution: 'duplicate' } });
+    const reply = chat.next();
+    assert.equal(reply.tool_calls, undefined);
+    assert.match(
+      reply.content!,
+      /Closed T-1002 as duplicate \(the support lead changed the resolution from resolved\)\./,
+    );
+  });
+
+  test('a list request reads the queue at once; the tickets come back as a table', () => {
+    const chat = new Chat('helpdesk', 'List the open tickets');
+    assert.deepEqual(calls(chat.next()), [{ name: 'list_tickets', args: { status: 'open' } }]);
+    chat.results({ tickets: [{ id: 'T-1001', title: 'Printer jams', status: 'open' }] });
+    assert.match(
+      chat.next().content!,
+      /1 ticket\(s\):\n\| id \| title \| status \|\n.*\n\| T-1001 \| Printer jams \| open \|/,
+    );
+  });
+
+  test("a rejected close is not retried; the server's refusal is reported", () => {
+    const rejected = new Chat('helpdesk', 'Close T-1003 as a duplicate because same as T-1001');
+    assert.deepEqual(calls(rejected.next()), [
+      { name: 'close_ticket', args: { id: 'T-1003', resolution: 'duplicate', note: 'same as T-1001' } },
+    ]);
+    rejected.results(rejectedMessage('close_ticket', ['admin'], 'Still happening'));
+    assert.match(rejected.next().content!, /did not close T-1003: .*Still happening.*will not retry/);
+    const failed = new Chat('helpdesk', 'Close ticket T-1004');
+    failed.next();
+    failed.results(failedMessage('close_ticket', 'T-1004 is already closed (resolved)'));
+    assert.match(failed.next().content!, /could not close T-1004: .*already closed/);
+  });
+
+  test('a request it cannot read gets an example', () => {
+    const reply = new Chat('helpdesk', 'Help me').next();
+    assert.equal(reply.tool_calls, undefined);
+    assert.match(reply.content!, /Close ticket T-1002 as resolved/);
   });
 });
 
