@@ -58,7 +58,7 @@ export function countersignRouter(options: CountersignApiOptions): Router {
     next();
   });
 
-  const openapi = openApiDocument(resolved.publicUrl);
+  const openapi = openApiDocument(resolved.publicUrl, { slack: resolved.slack !== undefined });
   router.use(documentedMethods(openapi));
   router.get('/api/openapi.json', (_req, res) => {
     res.json(openapi);

@@ -81,13 +81,13 @@ const json = (name: ComponentName, description: string) => ({
   description,
   content: { 'application/json': { schema: ref(name) } },
 });
-const error = (description: string) => json('Error', description);
+export const error = (description: string) => json('Error', description);
 const text = (description: string) => ({
   description,
   content: { 'text/plain': { schema: { type: 'string' } } },
 });
 /** A JSON `data` field of an event, read with the schema it carries. */
-const jsonData = (schema: Record<string, unknown>) => ({
+export const jsonData = (schema: Record<string, unknown>) => ({
   type: 'string',
   contentMediaType: 'application/json',
   contentSchema: schema,
@@ -131,12 +131,17 @@ const sse = (description: string, id: RegExp, end: boolean) => {
   return { description, content: { 'text/event-stream': { schema } } };
 };
 
-function componentSchemas(): Record<string, unknown> {
+/** The document's components, as JSON Schema: what a schema accepts (`input`) or what it gives (`output`). */
+export function componentSchemas(
+  components: Record<string, z.ZodType> = COMPONENTS,
+  io: 'input' | 'output' = 'output',
+): Record<string, unknown> {
   const registry = z.registry<{ id: string }>();
-  for (const [id, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id });
+  for (const [id, schema] of Object.entries(components)) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, {
     uri: (id) => `#/components/schemas/${id}`,
     unrepresentable: 'any',
+    io,
   });
   // Components are embedded in the document, so their own `$schema`/`$id` would only mislead resolvers.
   return Object.fromEntries(
@@ -160,7 +165,7 @@ function paramSchema(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
-const pathParam = (name: string, description: string, schema?: z.ZodType) => ({
+export const pathParam = (name: string, description: string, schema?: z.ZodType) => ({
   name,
   in: 'path',
   required: true,
@@ -194,9 +199,9 @@ const unreadable = error('No such run, or none the caller may read.');
 const pageTokenRefused = error(
   'A `pageToken` this API did not return for this very list (`invalid_page_token`), or one sealed by an API with another signing secret (`signing_secret_mismatch`: every instance must share `COUNTERSIGN_SIGNING_SECRET`): start from the first page.',
 );
-const notJson = error('The body was not sent as JSON (`Content-Type: application/json`).');
+export const notJson = error('The body was not sent as JSON (`Content-Type: application/json`).');
 /** Every state-changing route refuses a browser's request made by another site's page (docs/security.md). */
-const CROSS_SITE =
+export const CROSS_SITE =
   'A page of another site had the browser send it (`cross_site_request`): nothing was changed.';
 const channelHeader = (description: string) => ({
   name: 'X-Countersign-Channel',
@@ -205,7 +210,7 @@ const channelHeader = (description: string) => ({
   schema: { type: 'string', enum: ['api', 'inbox', 'cli'], default: 'api' },
   description,
 });
-const common = {
+export const common = {
   '401': error('No valid bearer token.'),
   '503': error(
     "Temporal is unavailable or busy (`temporal_unavailable`: a restart, throttling), or the run's worker did not answer within the API's bound (`worker_not_answering`); retry after the Retry-After seconds.",
@@ -213,7 +218,7 @@ const common = {
 };
 
 /** Both event streams count toward one bound per caller and one per API instance (`eventStreams`). */
-const tooManyStreams = {
+export const tooManyStreams = {
   ...error(
     'The caller holds as many open event streams as one caller may, or the API as many as it serves (`too_many_streams`); close one, or retry after the Retry-After seconds.',
   ),
@@ -292,8 +297,87 @@ const runControl = (operationId: string, summary: string, accepted: string, conf
   },
 });
 
-/** The OpenAPI 3.1 document, derived from the zod schemas the API validates with. */
-export function openApiDocument(publicUrl: string): Record<string, unknown> {
+/** POST /slack/interactions: mounted, and so in the document, only when the router has a `slack` option. */
+const slackInteractions = {
+  post: {
+    operationId: 'slackInteraction',
+    summary: "The Slack app's interactivity URL: the buttons and modals of Countersign's Slack cards",
+    description:
+      "Served when the router has a `slack` option. Slack signs each request (`v0=` and the hex HMAC-SHA256, with the app's signing secret, of `v0:<timestamp>:<body as sent>`); one it did not sign within five minutes of now is refused before its body is read. No bearer token: the Slack user who clicked is mapped to an approver and decides under the same rules as every channel. Slack is answered at once and the decision taken after; a refusal is shown to the clicker alone, in Slack.",
+    security: [],
+    parameters: [
+      {
+        name: 'X-Slack-Request-Timestamp',
+        in: 'header',
+        required: true,
+        schema: { type: 'string', pattern: '^[0-9]{1,12}$' },
+        description: 'When Slack sent the request, in Unix seconds.',
+      },
+      {
+        name: 'X-Slack-Signature',
+        in: 'header',
+        required: true,
+        schema: { type: 'string', pattern: '^v0=[0-9a-f]{64}$' },
+        description: "Slack's signature of the timestamp and the body.",
+      },
+    ],
+    requestBody: {
+      required: true,
+      content: {
+        'application/x-www-form-urlencoded': {
+          schema: {
+            type: 'object',
+            properties: {
+              payload: {
+                type: 'string',
+                contentMediaType: 'application/json',
+                description:
+                  'The interaction, as JSON: `block_actions` (a button) or `view_submission` (a modal); any other type is acknowledged and does nothing.',
+              },
+            },
+            required: ['payload'],
+          },
+        },
+      },
+    },
+    responses: {
+      '200': {
+        description:
+          "Taken, with an empty body: the decision follows. Or, for an Edit form with values the tool's schema refuses, Slack's `response_action: errors`, shown in the form.",
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                response_action: { const: 'errors' },
+                errors: {
+                  type: 'object',
+                  additionalProperties: { type: 'string' },
+                  description: "Each message under its input's block id.",
+                },
+              },
+              required: ['response_action', 'errors'],
+            },
+          },
+        },
+      },
+      '400': error('Signed, but not a form with the JSON `payload` of an interaction (`invalid_request`).'),
+      '401': error(
+        "Not signed with the Slack app's signing secret, or signed more than five minutes from now (`slack_signature_invalid`): nothing was read.",
+      ),
+      '413': error('The body is over 1 MB (`too_large`).'),
+    },
+  },
+};
+
+/**
+ * The OpenAPI 3.1 document, derived from the zod schemas the API validates with: the routes of a
+ * router with these options (`slack`: it serves Slack's interactions).
+ */
+export function openApiDocument(
+  publicUrl: string,
+  options: { slack?: boolean } = {},
+): Record<string, unknown> {
   return withIdentityRefusal({
     openapi: '3.1.0',
     info: {
@@ -575,6 +659,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
           responses: { '200': { description: 'OpenAPI 3.1.' } },
         },
       },
+      ...(options.slack ? { '/slack/interactions': slackInteractions } : {}),
     },
     components: {
       securitySchemes: {
@@ -595,7 +680,9 @@ const IDENTITY_REFUSED =
 
 type Operation = { security?: unknown[]; responses: Record<string, { description: string }> };
 
-function withIdentityRefusal<T extends { paths: Record<string, Record<string, unknown>> }>(document: T): T {
+export function withIdentityRefusal<T extends { paths: Record<string, Record<string, unknown>> }>(
+  document: T,
+): T {
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item) as Operation[]) {
       if (operation.security?.length === 0) continue;

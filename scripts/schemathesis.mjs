@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // `npm run test:schema`: Schemathesis (from .venv, scripts/test-requirements.txt) fuzzes the REST API
-// of `npm start` against the OpenAPI document it serves, with every check, as the demo's admin.
+// of `npm start` against the OpenAPI document it serves, with every check, as the demo's admin; then
+// the chat routes (countersignChat at /chat/api) against theirs (scripts/schemathesis-chat.toml).
 // It starts `npm start` on a free port over a temp data dir (its own Temporal dev server and the
 // offline demo model), waits until it answers, runs Schemathesis as scripts/schemathesis.toml sets
 // it (a fixed seed, a bounded number of examples), stops the stack and prints a closing
 // `N passed, N failed` line, counting operations.
-// Arguments after `--` go to `schemathesis run` (e.g. `--include-path /api/runs`).
+// Arguments after `--` go to the REST API's `schemathesis run` (e.g. `--include-path /api/runs`).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -23,6 +24,7 @@ const schemathesis = path.join(
   windows ? 'schemathesis.exe' : 'schemathesis',
 );
 const config = path.join(root, 'scripts', 'schemathesis.toml');
+const chatConfig = path.join(root, 'scripts', 'schemathesis-chat.toml');
 const READY_MS = 180_000;
 const STOP_MS = 30_000;
 
@@ -102,12 +104,12 @@ async function ready() {
   return false;
 }
 
-function runSchemathesis(token, reportPath) {
+function runSchemathesis(token, reportPath, { document, configFile, extra }) {
   const args = [
     '--config-file',
-    config,
+    configFile,
     'run',
-    `${url}/api/openapi.json`,
+    `${url}${document}`,
     '--checks',
     'all',
     '--report',
@@ -115,7 +117,7 @@ function runSchemathesis(token, reportPath) {
     '--report-junit-path',
     reportPath,
     '--no-color',
-    ...process.argv.slice(2),
+    ...extra,
   ];
   // The token through the environment (the config reads it), never on a command line.
   const child = spawn(schemathesis, args, {
@@ -148,10 +150,28 @@ try {
   } else {
     const token = readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
     const reportPath = path.join(dataDir, 'schemathesis-junit.xml');
-    code = await runSchemathesis(token, reportPath);
+    const chatReportPath = path.join(dataDir, 'schemathesis-chat-junit.xml');
+    const main = await runSchemathesis(token, reportPath, {
+      document: '/api/openapi.json',
+      configFile: config,
+      extra: process.argv.slice(2),
+    });
+    const chat = await runSchemathesis(token, chatReportPath, {
+      document: '/chat/api/openapi.json',
+      configFile: chatConfig,
+      extra: [],
+    });
+    code = main || chat;
     // A 500's cause is in the API's log.
     if (code !== 0) console.error(`\nWhat npm start printed:\n${stackOutput()}`);
-    const result = counts(reportPath);
+    const reports = [counts(reportPath), counts(chatReportPath)];
+    const result = reports.every(Boolean)
+      ? {
+          passed: reports[0].passed + reports[1].passed,
+          failed: reports[0].failed + reports[1].failed,
+          skipped: reports[0].skipped + reports[1].skipped,
+        }
+      : undefined;
     if (result) {
       if (code !== 0 && result.failed === 0) result.failed = 1;
       console.log(

@@ -3,12 +3,14 @@ import { approverOf, requireApprover, tokenAuthentication } from '../auth.js';
 import { accessOfDescription, accessRule } from '../access.js';
 import { resolveApiOptions, type CountersignApiOptions } from '../context.js';
 import { refuseCrossSite } from '../cross-site.js';
+import { documentedMethods } from '../documented-methods.js';
 import { errorHandler, HttpError, notFound, parse } from '../errors.js';
 import { limitJsonDepth } from '../json-depth.js';
 import { limitEventStreams } from '../live/stream-slots.js';
 import { requireJsonBody } from '../require-json.js';
 import { agUiRoute } from './ag-ui-route.js';
 import { applyResponses } from './chat-decisions.js';
+import { chatOpenApiDocument } from './chat-openapi.js';
 import { ChatId, ChatRequest, approvalResponses, stepsShown, turnOf } from './chat-request.js';
 import { latestTurn } from './chat-runs.js';
 import { followRun } from './follow-run.js';
@@ -59,6 +61,12 @@ export function countersignChat(options: CountersignChatOptions): Router {
   router.use((_req, res, next) => {
     res.set({ 'X-Content-Type-Options': 'nosniff', 'X-Frame-Options': 'DENY' });
     next();
+  });
+  // Public, as the REST API's: its paths are relative to wherever the host mounted this router.
+  const document = chatOpenApiDocument();
+  router.use(documentedMethods(document));
+  router.get('/openapi.json', (req, res) => {
+    res.json({ ...document, servers: [{ url: req.baseUrl || '/' }] });
   });
   // As the REST API: another site's page may not post in a signed-in person's name.
   router.use(refuseCrossSite(resolved.publicUrl));

@@ -8,6 +8,7 @@ import { createApi } from '../../api/create-api.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { apiTestAgents, testApprovers, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { sendInteraction } from '../slack/fake-slack.js';
 
 /** The API answers as its OpenAPI document says (`npm run test:schema` fuzzes the same, at length). */
 
@@ -217,5 +218,64 @@ test('a pause or resume of a run that ends before its signal is a 409 run_closed
   } finally {
     await new Promise((resolve) => server.close(resolve));
     await connection.close();
+  }
+});
+
+test('the Slack endpoint is in the document exactly when the router serves it, and its answers are declared', async () => {
+  // The stack's API has no Slack: neither the document nor the router has the endpoint.
+  assert.equal(document.paths['/slack/interactions'], undefined);
+  assert.equal((await send('POST', '/slack/interactions')).status, 404);
+
+  const signingSecret = 'document-slack-signing-secret';
+  const server = createApi({
+    client: stack.client,
+    taskQueue: stack.taskQueue,
+    agents: apiTestAgents,
+    approvers: testApprovers,
+    signingSecret: stack.signingSecret,
+    publicUrl: 'http://127.0.0.1',
+    slack: { botToken: 'xoxb-document', signingSecret },
+  }).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  try {
+    const withSlack = (await (await fetch(`${url}/api/openapi.json`)).json()) as Document;
+    const post = withSlack.paths['/slack/interactions']?.post;
+    assert.ok(post, 'the document of a router with Slack has POST /slack/interactions');
+    const assertSlackDeclared = (status: number, body: unknown) => {
+      const schema = post.responses[String(status)]?.content?.['application/json']?.schema;
+      assert.ok(schema, `POST /slack/interactions declares ${status} with a JSON body`);
+      assert.deepEqual(violations(schema, body), [], JSON.stringify(body));
+    };
+
+    // Unsigned, signed with another secret, too large: refused before anything is read.
+    const unsigned = await fetch(`${url}/slack/interactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'payload=%7B%7D',
+    });
+    assert.equal(unsigned.status, 401);
+    const refused = (await unsigned.json()) as { error: { code: string } };
+    assert.equal(refused.error.code, 'slack_signature_invalid');
+    assertSlackDeclared(401, refused);
+    const forged = await sendInteraction(url, signingSecret, { type: 'shortcut' }, { secret: 'another' });
+    assert.equal(forged.status, 401);
+    assertSlackDeclared(401, JSON.parse(forged.text));
+    const large = await fetch(`${url}/slack/interactions`, { method: 'POST', body: 'x'.repeat(1_100_000) });
+    assert.equal(large.status, 413);
+    assertSlackDeclared(413, await large.json());
+    // Signed: a payload that is no interaction, and one of a type it leaves alone.
+    const malformed = await sendInteraction(url, signingSecret, { type: 'block_actions' });
+    assert.equal(malformed.status, 400);
+    assertSlackDeclared(400, JSON.parse(malformed.text));
+    const other = await sendInteraction(url, signingSecret, { type: 'shortcut' });
+    assert.equal(other.status, 200);
+    assert.ok(post.responses['200'], 'POST /slack/interactions declares 200');
+    // Another method is a 405, as on every documented path.
+    const get = await fetch(`${url}/slack/interactions`);
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get('allow'), 'POST');
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
   }
 });
