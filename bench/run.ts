@@ -54,7 +54,7 @@ try {
     console.log(`bench: ${name}...`);
     let system;
     try {
-      system = await startSystem(name, { modelUrl, workDir });
+      system = await startSystem(name, { modelUrl, workDir, server: args.server });
       results.push(await measureSystem(system, args, model.pid));
     } catch (err) {
       // One system failing must not hide the others' figures; the failure is reported as such.

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild, type Child } from '../test/faults/support/child.js';
 import { ProcessStack, type Role } from '../test/faults/support/process-stack.js';
-import type { SystemName } from './lib/args.js';
+import { ONE_MACHINE_SERVER } from '../temporal/one-machine.js';
+import type { BenchArgs, SystemName } from './lib/args.js';
 import { persistedBytes } from './lib/disk.js';
 
 export interface SystemInstance {
@@ -22,7 +23,11 @@ export interface SystemInstance {
 interface Context {
   modelUrl: string;
   workDir: string;
+  server: BenchArgs['server'];
 }
+
+/** The Temporal dev server's settings for a system that runs one. */
+const serverSettings = (ctx: Context) => (ctx.server === 'one-machine' ? ONE_MACHINE_SERVER : undefined);
 
 const BENCH_AGENTS = fileURLToPath(new URL('./countersign/agents.ts', import.meta.url));
 
@@ -62,6 +67,7 @@ async function countersign(name: SystemName, ctx: Context, dir: string): Promise
     dataDir: dir,
     agentsModule: BENCH_AGENTS,
     modelUrl: ctx.modelUrl,
+    serverSettings: serverSettings(ctx),
     approvers: [
       { id: 'bench-requester', roles: ['requester'], token: requesterToken },
       { id: 'bench-reviewer', roles: ['admin'], token: reviewerToken },
@@ -98,6 +104,7 @@ async function temporalOpenAiAgents(ctx: Context, dir: string): Promise<SystemIn
     dataDir: dir,
     agentsModule: BENCH_AGENTS,
     modelUrl: ctx.modelUrl,
+    serverSettings: serverSettings(ctx),
     approvers: [{ id: 'unused', roles: ['admin'], token: token() }],
     roles: ['temporal'],
   });

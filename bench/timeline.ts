@@ -15,6 +15,7 @@ import type proto from '@temporalio/proto';
 import { registerSearchAttributes, sendDecision, startRun } from '../client/index.js';
 import { trackingIdFor } from '../protocol/index.js';
 import { startChild } from '../test/faults/support/child.js';
+import { ONE_MACHINE_SERVER } from '../temporal/one-machine.js';
 import { ProcessStack } from '../test/faults/support/process-stack.js';
 import { createAgents } from './countersign/agents.js';
 import { waitUntilPaused } from './lib/history-wait.js';
@@ -23,9 +24,12 @@ import { percentile } from './lib/stats.js';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '100' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '100' }, server: { type: 'string', default: 'one-machine' } },
+});
 const runs = Number(values.runs);
-if (!Number.isInteger(runs) || runs < 1) throw new Error('usage: npm run bench:timeline -- [--runs N]');
+if (!Number.isInteger(runs) || runs < 1 || !['one-machine', 'defaults'].includes(values.server))
+  throw new Error('usage: npm run bench:timeline -- [--runs N] [--server one-machine|defaults]');
 
 const ms = (e: HistoryEvent) =>
   Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
@@ -45,6 +49,8 @@ const stack = await ProcessStack.start({
   modelUrl: String(model.info.url),
   approvers: [],
   roles: ['temporal', 'worker'],
+  // As the bench: `npm start`'s server settings, or the server's defaults.
+  serverSettings: values.server === 'one-machine' ? ONE_MACHINE_SERVER : undefined,
 });
 const connection = await Connection.connect({ address: stack.temporalAddress });
 const client = new Client({ connection });

@@ -30,6 +30,7 @@ export {
   type DevServerOptions,
   type TemporalDevServer,
 } from '../temporal/dev-server.js';
+export { ONE_MACHINE_SERVER } from '../temporal/one-machine.js';
 export {
   findTemporalBinary,
   requireTemporalBinary,

@@ -75,6 +75,8 @@ export interface DevServerOptions {
   searchAttributes?: Record<string, DevServerAttributeType>;
   /** `--dynamic-config-value` settings: how a test lowers a limit to reach it. */
   dynamicConfig?: Record<string, string | number | boolean>;
+  /** `--sqlite-pragma` settings for the SQLite file, such as `{ journal_mode: 'wal' }`. */
+  sqlitePragmas?: Record<string, string>;
   /** The server's own log; it is kept in memory for error messages either way. */
   logFile?: string;
   /** Default `warn`. */
@@ -227,6 +229,9 @@ async function launch(options: DevServerOptions, ip: string): Promise<TemporalDe
   }
   for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+  for (const [pragma, value] of Object.entries(options.sqlitePragmas ?? {})) {
+    args.push('--sqlite-pragma', `${pragma}=${value}`);
   }
 
   const child = spawn(options.executable, args, {

@@ -24,12 +24,14 @@ export interface BenchArgs {
   floorRuns: number;
   /** Seconds an inbox stream stays open over each paused batch, its cost measured; 0 skips it. */
   inboxSeconds: number;
+  /** The Temporal dev server's settings: `npm start`'s (`one-machine`) or the server's `defaults`. */
+  server: 'one-machine' | 'defaults';
   outDir: string;
 }
 
 const USAGE = `usage: npm run bench -- [--systems a,b] [--runs N] [--warmup N] [--paused 200,1000]
                       [--in-flight N] [--no-evict] [--floor-runs N] [--inbox-seconds N]
-                      [--out DIR]
+                      [--server one-machine|defaults] [--out DIR]
 systems: ${ALL_SYSTEMS.join(', ')}`;
 
 function count(value: string, name: string): number {
@@ -50,6 +52,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
       'no-evict': { type: 'boolean', default: false },
       'floor-runs': { type: 'string', default: '500' },
       'inbox-seconds': { type: 'string', default: '10' },
+      server: { type: 'string', default: 'one-machine' },
       out: { type: 'string', default: 'bench/results' },
       help: { type: 'boolean', default: false },
     },
@@ -62,6 +65,8 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
   for (const s of systems) {
     if (!(ALL_SYSTEMS as readonly string[]).includes(s)) throw new Error(`unknown system ${s}\n${USAGE}`);
   }
+  if (values.server !== 'one-machine' && values.server !== 'defaults')
+    throw new Error(`--server must be one-machine or defaults\n${USAGE}`);
   return {
     systems: systems as SystemName[],
     runs: count(values.runs, 'runs'),
@@ -74,6 +79,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     evict: !values['no-evict'],
     floorRuns: count(values['floor-runs'], 'floor-runs'),
     inboxSeconds: count(values['inbox-seconds'], 'inbox-seconds'),
+    server: values.server,
     outDir: values.out,
   };
 }

@@ -4,6 +4,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { connectionOptions, type TemporalConfig } from 'countersign';
 import {
   devServerSearchAttributes,
+  ONE_MACHINE_SERVER,
   portTaken,
   requireTemporalBinary,
   startTemporalDevServer,
@@ -64,6 +65,8 @@ async function startDevServer(
       port,
       uiPort,
       searchAttributes: devServerSearchAttributes,
+      // Settings for one machine: the task queue read as often as work comes, SQLite's log synced once a commit.
+      ...ONE_MACHINE_SERVER,
       logFile: logPath,
       logLevel: (level as 'warn' | undefined) ?? 'warn',
       ownProcessGroup: ports.ownProcessGroup,

@@ -50,6 +50,8 @@ export interface ProcessStackOptions {
   contentDir?: string;
   /** A file holding the bundled workflow code, to bundle once for several stacks. */
   workflowBundle?: string;
+  /** The Temporal server's settings (the benchmark's, as `npm start`'s); the server's defaults when absent. */
+  serverSettings?: { dynamicConfig: Record<string, number>; sqlitePragmas: Record<string, string> };
 }
 
 /** How the real Temporal dev server is started, the first time and after every SIGKILL. */
@@ -59,6 +61,7 @@ interface TemporalSpec {
   logFile?: string;
   /** Server settings (`--dynamic-config-value`), read at every start. */
   dynamicConfig: Record<string, number>;
+  sqlitePragmas?: Record<string, string>;
 }
 
 /** Launches a role's process; every restart takes the same path with the same settings. */
@@ -80,6 +83,7 @@ async function launchTemporal(spec: TemporalSpec): Promise<StackProcess> {
         searchAttributes: devServerSearchAttributes,
         logFile: spec.logFile,
         dynamicConfig: spec.dynamicConfig,
+        sqlitePragmas: spec.sqlitePragmas,
       });
     } catch (err) {
       if (!/address already in use/i.test((err as Error).message) || attempt >= 40) throw err;
@@ -158,7 +162,8 @@ export class ProcessStack {
       port: temporalPort,
       dbFilename: dbPath,
       logFile: options.temporalLog,
-      dynamicConfig: {},
+      dynamicConfig: { ...options.serverSettings?.dynamicConfig },
+      sqlitePragmas: options.serverSettings?.sqlitePragmas,
     };
     const worker: ChildSpec = {
       label: 'worker',
