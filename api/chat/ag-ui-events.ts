@@ -7,102 +7,20 @@
  * cancelled. A failed run, or a request refused, ends in RUN_ERROR with a stable code.
  */
 import type { Request, Response } from 'express';
-import type { FieldError, JsonObject, RunStatus } from '../../protocol/index.js';
+import type { JsonObject } from '../../protocol/index.js';
 import { HttpError } from '../errors.js';
 import type { Held } from './ag-ui-request.js';
-import type { ApprovalDecided, ApprovalShown, ChatPart, DecisionRefused } from './run-parts.js';
+import type { AgUiEvent, AgUiInterrupt, AgUiState, ChatApproval } from './chat-stream-schemas.js';
+import type { ChatPart } from './run-parts.js';
+
+// countersign/api exports the AG-UI types from here, beside the events they type.
+export type { AgUiEvent, AgUiInterrupt, AgUiState };
 
 /** The AG-UI version spoken here: the first with interrupt outcomes and resume entries. */
 export const AG_UI_PROTOCOL = '1.0';
 
-/**
- * A tool-call interrupt: what the person answering needs, and the answer it takes.
- *
- * @example
- * ```ts
- * import type { AgUiInterrupt } from 'countersign/api';
- *
- * function describe(interrupt: AgUiInterrupt): string {
- *   return `${interrupt.message} (answer by ${interrupt.expiresAt})`;
- * }
- * ```
- */
-export interface AgUiInterrupt {
-  /** The approval id (`<trackingId>@<revision>`): the answer decides exactly the proposal shown. */
-  id: string;
-  reason: 'tool_call';
-  /** The call and its requirements, in words. */
-  message: string;
-  toolCallId: string;
-  responseSchema: JsonObject;
-  /** The approval's deadline. */
-  expiresAt: string;
-  metadata: { countersign: ApprovalShown };
-}
-
-/**
- * What Countersign keeps in the AG-UI agent's state: the turn's run, its approvals, the refusals.
- *
- * @example
- * ```ts
- * import type { AgUiState } from 'countersign/api';
- *
- * const waiting = (state: AgUiState) =>
- *   Object.values(state.countersign.approvals).filter((approval) => approval.state === 'waiting');
- * ```
- */
-export interface AgUiState {
-  countersign: {
-    runId: string;
-    status?: RunStatus;
-    reason?: string;
-    /** By tracking id, as the AI SDK's `data-countersign-approval` parts show them. */
-    approvals: Record<
-      string,
-      ({ state: 'requested' | 'waiting' } & ApprovalShown) | ({ state: 'decided' } & ApprovalDecided)
-    >;
-    /** By approval id: decisions of the caller's that changed nothing. */
-    refused: Record<string, DecisionRefused>;
-  };
-}
-
 /** How a call ended, on its TOOL_CALL_RESULT (and so on the client's tool message). */
-type ResultOutcome = 'output' | 'denied' | 'error';
-
-/** The events written here: a subset of `@ag-ui/core`'s `Event`. */
-export type AgUiEvent =
-  | { type: 'RUN_STARTED'; threadId: string; runId: string; protocolVersion: typeof AG_UI_PROTOCOL }
-  | { type: 'TEXT_MESSAGE_START'; messageId: string; role: 'assistant' }
-  | { type: 'TEXT_MESSAGE_CONTENT'; messageId: string; delta: string }
-  | { type: 'TEXT_MESSAGE_END'; messageId: string }
-  | { type: 'TOOL_CALL_START'; toolCallId: string; toolCallName: string; parentMessageId: string }
-  | { type: 'TOOL_CALL_ARGS'; toolCallId: string; delta: string }
-  | { type: 'TOOL_CALL_END'; toolCallId: string }
-  | {
-      type: 'TOOL_CALL_RESULT';
-      messageId: string;
-      toolCallId: string;
-      role: 'tool';
-      content: string;
-      metadata: { countersign: { outcome: ResultOutcome } };
-    }
-  | { type: 'STATE_SNAPSHOT'; snapshot: AgUiState }
-  | { type: 'CUSTOM'; name: 'countersign.refused'; value: DecisionRefused }
-  | {
-      type: 'RUN_FINISHED';
-      threadId: string;
-      runId: string;
-      outcome:
-        | { type: 'success' }
-        | { type: 'cancelled' }
-        | { type: 'interrupt'; interrupts: AgUiInterrupt[] };
-    }
-  | {
-      type: 'RUN_ERROR';
-      message: string;
-      code: string;
-      metadata?: { countersign: { fields: FieldError[] } };
-    };
+type ResultOutcome = Extract<AgUiEvent, { type: 'TOOL_CALL_RESULT' }>['metadata']['countersign']['outcome'];
 
 /**
  * Ids of the run's messages and calls in the thread. A thread holds every turn's messages, and a
@@ -112,7 +30,7 @@ const stepMessageId = (runId: string, step: number) => `${runId}/step-${step}`;
 export const agUiCallId = (runId: string, toolCallId: string) => `${runId}/call-${toolCallId}`;
 
 /** The interrupt of an approval asked of the caller. */
-export function interruptOf(runId: string, approval: ApprovalShown): AgUiInterrupt {
+export function interruptOf(runId: string, approval: ChatApproval): AgUiInterrupt {
   const editable = approval.editableFields ? ` Only ${approval.editableFields.join(', ')} may change.` : '';
   const properties: JsonObject = {
     approved: {
@@ -154,7 +72,7 @@ export async function* agUiEvents(
   const state: AgUiState = { countersign: { runId: csRunId, approvals: {}, refused: {} } };
   const snapshot = (): AgUiEvent => ({ type: 'STATE_SNAPSHOT', snapshot: structuredClone(state) });
   /** The approvals asked of the caller now, by tracking id. */
-  const asked = new Map<string, ApprovalShown>();
+  const asked = new Map<string, ChatApproval>();
   /** Whether the client lacks it yet; from now on it holds it. */
   const once = (ids: Set<string>, id: string) => {
     if (ids.has(id)) return false;

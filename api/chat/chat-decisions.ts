@@ -11,7 +11,7 @@ import { decide } from '../decide.js';
 import { HttpError } from '../errors.js';
 import { requestIdFor } from '../routes/approvals.js';
 import type { ApprovalResponse } from './chat-request.js';
-import type { DecisionRefused } from './run-parts.js';
+import type { ChatDecisionRefused } from './chat-stream-schemas.js';
 
 /** The decision an answer stands for: approved (or edited, through the extension), or refused with its reason. */
 export function decisionOf(response: ApprovalResponse): Decision {
@@ -30,8 +30,8 @@ export async function applyResponses(
   caller: ApproverIdentity,
   runId: string,
   responses: ApprovalResponse[],
-): Promise<DecisionRefused[]> {
-  const refused: DecisionRefused[] = [];
+): Promise<ChatDecisionRefused[]> {
+  const refused: ChatDecisionRefused[] = [];
   for (const response of responses) {
     if (parseTrackingId(response.trackingId)?.runId !== runId) continue;
     const decision = decisionOf(response);

@@ -2,23 +2,29 @@
  * The events the chat routes stream, as the chat's OpenAPI document describes them: the AI SDK's
  * UI message chunks (ui-message-stream.ts writes them) and AG-UI events (ag-ui-events.ts). Each says
  * what a client may rely on; an object may carry more than it lists, as the protocols allow.
- * test/api/chat-openapi.test.ts reads real streams against them.
+ * These schemas are the one definition: the writers' types are inferred from them, so the compiler
+ * holds what they write to the document, and test/api/chat-openapi.test.ts reads real streams
+ * against it.
  */
 import { z } from 'zod';
 import { ApiErrorCode } from '../../errors/api-error-codes.js';
 import {
   ApprovalKind,
   ApprovalStatus,
+  ArgChange,
+  Channel,
   DecisionType,
   FieldError,
   JsonObject,
+  JsonSchema,
+  Requirement,
   RunStatus,
 } from '../../protocol/index.js';
 import { APPROVAL_ID } from './approval-id.js';
 
 const ApprovalId = z.string().regex(APPROVAL_ID).describe('`<trackingId>@<revision>`: the revision shown.');
 
-/** An approval as the chat shows it (run-parts.ts `ApprovalShown`). */
+/** An approval as the chat shows it: what a person needs to decide it, or to see who must. */
 export const ChatApproval = z.object({
   approvalId: ApprovalId,
   trackingId: z.string(),
@@ -27,36 +33,56 @@ export const ChatApproval = z.object({
   tool: z.string(),
   toolCallId: z.string(),
   description: z.string(),
-  args: JsonObject,
-  schema: JsonObject.describe('The JSON Schema edited arguments must meet.'),
+  args: JsonObject.describe('The arguments proposed, as of the revision shown.'),
+  schema: JsonSchema.describe('The JSON Schema edited arguments must meet.'),
   allowedDecisions: z.array(DecisionType),
   editableFields: z.array(z.string()).optional(),
-  needs: z.array(z.string()).describe('Each requirement, with how many sign-offs it has, in words.'),
-  signedBy: z.array(z.string()),
+  requirements: z
+    .array(Requirement.extend({ have: z.int().min(0).describe('The qualifying sign-offs it has.') }))
+    .describe('Each requirement, with how many qualifying sign-offs it has.'),
+  needs: z
+    .array(z.string())
+    .describe('The same, in words: `treasurer: 0 of 1 (large transfer: transfer: amount over 10000)`.'),
+  signedBy: z.array(z.string()).describe('Who has signed the shown revision so far.'),
   deadline: z.string(),
 });
+export type ChatApproval = z.infer<typeof ChatApproval>;
 
-/** A settled approval: how it ended, by whom (run-parts.ts `ApprovalDecided`). */
+/** A settled approval: how it ended, by whom, and through which channels. */
 export const ChatApprovalDecided = z.object({
   trackingId: z.string(),
   toolCallId: z.string(),
   tool: z.string(),
   status: ApprovalStatus,
   by: z.array(z.string()),
+  at: z.string().optional(),
   message: z.string().optional(),
   args: JsonObject.optional().describe('The arguments the call ran with, when someone edited it.'),
-  decisions: z.array(z.object({ actor: z.string(), at: z.string() })),
+  diff: z.array(ArgChange).optional().describe('What the edit changed.'),
+  decisions: z
+    .array(
+      z.object({
+        actor: z.string(),
+        channel: Channel.optional(),
+        decision: DecisionType.optional(),
+        message: z.string().optional(),
+        at: z.string(),
+      }),
+    )
+    .describe('Each decision taken on it, in order, with the message its author gave.'),
 });
+export type ChatApprovalDecided = z.infer<typeof ChatApprovalDecided>;
 
-/** A decision sent from the chat that the rules refused: it changed nothing. */
+/** A decision the person sent from the chat that the rules refused: it changed nothing. */
 export const ChatDecisionRefused = z.object({
   approvalId: ApprovalId,
   trackingId: z.string(),
   toolCallId: z.string(),
-  code: z.string().describe('Why, as a stable code (`role_not_allowed`, `stale_revision`, …).'),
+  code: ApiErrorCode.describe('Why, as a stable code (`role_not_allowed`, `stale_revision`, …).'),
   reason: z.string(),
   fields: z.array(FieldError).optional(),
 });
+export type ChatDecisionRefused = z.infer<typeof ChatDecisionRefused>;
 
 const approvalState = z.discriminatedUnion('state', [
   ChatApproval.extend({ state: z.enum(['requested', 'waiting']) }),
@@ -103,28 +129,60 @@ export const UiMessageChunkSchema = z.discriminatedUnion('type', [
     finishReason: z.enum(['stop', 'tool-calls', 'error', 'other']),
   }),
 ]);
+/** The chunks ui-message-stream.ts writes: a subset of the AI SDK's `UIMessageChunk`. */
+export type UiMessageChunk = z.infer<typeof UiMessageChunkSchema>;
 
 /** A tool-call interrupt of AG-UI: what the person answering needs, and the answer it takes. */
 export const AgUiInterruptSchema = z.object({
+  // The approval id: the answer decides exactly the proposal shown.
   id: ApprovalId,
   reason: z.literal('tool_call'),
-  message: z.string(),
+  message: z.string().describe('The call and its requirements, in words.'),
   toolCallId: z.string(),
   responseSchema: JsonObject.describe('The JSON Schema of the answer (`AgUiDecision`).'),
-  expiresAt: z.string(),
+  expiresAt: z.string().describe("The approval's deadline."),
   metadata: z.object({ countersign: ChatApproval }),
 });
+/**
+ * A tool-call interrupt: what the person answering needs, and the answer it takes.
+ *
+ * @example
+ * ```ts
+ * import type { AgUiInterrupt } from 'countersign/api';
+ *
+ * function describe(interrupt: AgUiInterrupt): string {
+ *   return `${interrupt.message} (answer by ${interrupt.expiresAt})`;
+ * }
+ * ```
+ */
+export type AgUiInterrupt = z.infer<typeof AgUiInterruptSchema>;
 
-/** Countersign's part of the AG-UI agent's state. */
+/** Countersign's part of the AG-UI agent's state: the turn's run, its approvals, the refusals. */
 export const AgUiStateSchema = z.object({
   countersign: z.object({
     runId: z.string(),
     status: RunStatus.optional(),
     reason: z.string().optional(),
-    approvals: z.record(z.string(), approvalState).describe('By tracking id.'),
-    refused: z.record(z.string(), ChatDecisionRefused).describe('By approval id.'),
+    approvals: z
+      .record(z.string(), approvalState)
+      .describe("By tracking id, as the AI SDK's `data-countersign-approval` parts show them."),
+    refused: z
+      .record(z.string(), ChatDecisionRefused)
+      .describe("By approval id: decisions of the caller's that changed nothing."),
   }),
 });
+/**
+ * What Countersign keeps in the AG-UI agent's state: the turn's run, its approvals, the refusals.
+ *
+ * @example
+ * ```ts
+ * import type { AgUiState } from 'countersign/api';
+ *
+ * const waiting = (state: AgUiState) =>
+ *   Object.values(state.countersign.approvals).filter((approval) => approval.state === 'waiting');
+ * ```
+ */
+export type AgUiState = z.infer<typeof AgUiStateSchema>;
 
 /** One AG-UI event (protocol 1.0), the subset Countersign writes. */
 export const AgUiEventSchema = z.discriminatedUnion('type', [
@@ -173,3 +231,5 @@ export const AgUiEventSchema = z.discriminatedUnion('type', [
     metadata: z.object({ countersign: z.object({ fields: z.array(FieldError) }) }).optional(),
   }),
 ]);
+/** The events ag-ui-events.ts writes: a subset of `@ag-ui/core`'s `Event`. */
+export type AgUiEvent = z.infer<typeof AgUiEventSchema>;

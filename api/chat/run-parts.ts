@@ -10,14 +10,7 @@ import {
   type ApprovalStatus,
   type ApprovalView,
   type ApproverIdentity,
-  type ArgChange,
-  type Channel,
-  type DecisionType,
-  type FieldError,
-  type JsonObject,
-  type JsonSchema,
   type JsonValue,
-  type Requirement,
   type RunEvent,
   type RunState,
   type RunStatus,
@@ -26,72 +19,22 @@ import {
 import { repeatSignoffRefusal, roleRefusal, selfApprovalRefusal } from '../../protocol/decision-rules.js';
 import { missing, requirementLines } from '../../protocol/requirements.js';
 import { approvalIdOf } from './approval-id.js';
-
-/** An approval as the chat shows it: what a person needs to decide it, or to see who must. */
-export interface ApprovalShown {
-  /** What the answer names: the tracking id and the revision shown (`<trackingId>@<revision>`). */
-  approvalId: string;
-  trackingId: string;
-  revision: number;
-  kind: ApprovalView['kind'];
-  tool: string;
-  toolCallId: string;
-  description: string;
-  /** The arguments proposed, as of the revision shown. */
-  args: JsonObject;
-  /** The JSON Schema edited arguments must meet. */
-  schema: JsonSchema;
-  allowedDecisions: DecisionType[];
-  editableFields?: string[];
-  /** Each requirement, with how many qualifying sign-offs it has. */
-  requirements: (Requirement & { have: number })[];
-  /** The same, in words: `treasurer: 0 of 1 (large transfer: transfer: amount over 10000)`. */
-  needs: string[];
-  /** Who has signed the shown revision so far. */
-  signedBy: string[];
-  deadline: string;
-}
-
-/** A settled approval: how it ended, by whom, and through which channels. */
-export interface ApprovalDecided {
-  trackingId: string;
-  toolCallId: string;
-  tool: string;
-  status: ApprovalStatus;
-  by: string[];
-  at?: string;
-  message?: string;
-  /** The arguments the call ran with, and what changed, when someone edited it. */
-  args?: JsonObject;
-  diff?: ArgChange[];
-  /** Each decision taken on it, in order, with the message its author gave. */
-  decisions: { actor: string; channel?: Channel; decision?: DecisionType; message?: string; at: string }[];
-}
-
-/** A decision the person sent from the chat that the rules refused: it changed nothing. */
-export interface DecisionRefused {
-  approvalId: string;
-  trackingId: string;
-  toolCallId: string;
-  code: string;
-  reason: string;
-  fields?: FieldError[];
-}
+import type { ChatApproval, ChatApprovalDecided, ChatDecisionRefused } from './chat-stream-schemas.js';
 
 export type ChatPart =
   | { type: 'step'; step: number }
   | { type: 'text'; step: number; text: string }
   | { type: 'tool-call'; step: number; toolCallId: string; tool: string; input: JsonValue }
   /** The reader may decide this approval, here. */
-  | { type: 'approval-requested'; step: number; approval: ApprovalShown }
+  | { type: 'approval-requested'; step: number; approval: ChatApproval }
   /** It waits for others (another role, a quorum, someone other than the requester). */
-  | { type: 'approval-waiting'; step: number; approval: ApprovalShown }
-  | { type: 'approval-decided'; step: number; decided: ApprovalDecided }
+  | { type: 'approval-waiting'; step: number; approval: ChatApproval }
+  | { type: 'approval-decided'; step: number; decided: ChatApprovalDecided }
   | { type: 'tool-output'; step: number; toolCallId: string; output: JsonValue }
   /** Not run: a person refused it, nobody decided in time, or the policy denies it. */
   | { type: 'tool-denied'; step: number; toolCallId: string; reason?: string }
   | { type: 'tool-error'; step: number; toolCallId: string; error: string }
-  | { type: 'refused'; refused: DecisionRefused }
+  | { type: 'refused'; refused: ChatDecisionRefused }
   | { type: 'run'; runId: string; status: RunStatus; reason?: string }
   | { type: 'error'; message: string }
   /** The stream ends: the run has, or it waits for the reader (`waitsOnReader`). */
@@ -210,7 +153,7 @@ function mayDecideHere(approval: ApprovalView, reader: ApproverIdentity): boolea
   );
 }
 
-function shownOf(approval: ApprovalView): ApprovalShown {
+function shownOf(approval: ApprovalView): ChatApproval {
   const short = missing(approval.requirements, approval.approvals);
   return {
     approvalId: approvalIdOf(approval),
@@ -234,7 +177,7 @@ function shownOf(approval: ApprovalView): ApprovalShown {
   };
 }
 
-function decided(approval: ApprovalView, events: RunEvent[]): ApprovalDecided {
+function decided(approval: ApprovalView, events: RunEvent[]): ChatApprovalDecided {
   const outcome = approval.outcome;
   return {
     trackingId: approval.trackingId,

@@ -7,24 +7,8 @@
  */
 import type { Request, Response } from 'express';
 import type { RunStatus } from '../../protocol/index.js';
+import type { UiMessageChunk } from './chat-stream-schemas.js';
 import type { ChatPart } from './run-parts.js';
-
-/** The chunks written here: a subset of the AI SDK's `UIMessageChunk`. */
-export type UiMessageChunk =
-  | { type: 'start'; messageId?: string }
-  | { type: 'start-step' }
-  | { type: 'finish-step' }
-  | { type: 'text-start'; id: string }
-  | { type: 'text-delta'; id: string; delta: string }
-  | { type: 'text-end'; id: string }
-  | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown }
-  | { type: 'tool-approval-request'; approvalId: string; toolCallId: string }
-  | { type: 'tool-output-available'; toolCallId: string; output: unknown }
-  | { type: 'tool-output-denied'; toolCallId: string }
-  | { type: 'tool-output-error'; toolCallId: string; errorText: string }
-  | { type: `data-countersign-${'approval' | 'refused' | 'run'}`; id: string; data: unknown }
-  | { type: 'error'; errorText: string }
-  | { type: 'finish'; finishReason: 'stop' | 'tool-calls' | 'error' | 'other' };
 
 /** The response headers of a UI message stream; the last tells proxies not to buffer it. */
 export const UI_MESSAGE_STREAM_HEADERS = {
@@ -35,7 +19,7 @@ export const UI_MESSAGE_STREAM_HEADERS = {
   'X-Accel-Buffering': 'no',
 };
 
-const FINISH_REASON: Record<RunStatus, 'stop' | 'tool-calls' | 'error' | 'other'> = {
+const FINISH_REASON: Record<RunStatus, Extract<UiMessageChunk, { type: 'finish' }>['finishReason']> = {
   completed: 'stop',
   failed: 'error',
   cancelled: 'other',
