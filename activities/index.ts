@@ -6,6 +6,7 @@ import type { Notifier } from './notifier.js';
 import { createRequestApproval } from './request-approval.js';
 import type { ContentStore } from '../content-store/content-store.js';
 import { createRunTool } from './run-tool.js';
+import { createUpdateMessages } from './update-messages.js';
 import type { SecretSealer } from '../secrets/sealer.js';
 
 export type { ModelSettings } from './call-model.js';
@@ -27,6 +28,7 @@ export function createActivities(options: {
   return {
     callModel: createCallModel(options.model, options.contentStore),
     requestApproval: createRequestApproval(options.notifier),
+    updateMessages: createUpdateMessages(options.notifier),
     runTool: createRunTool(options.agents, {
       maxOutputBytes: options.maxToolOutputBytes,
       store: options.contentStore,

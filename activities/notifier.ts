@@ -1,4 +1,13 @@
 import type { ApprovalView } from '../protocol/index.js';
+import type { EditNote, MessagesUpdate, PostedMessage } from '../workflows/activity-types.js';
+
+/** Where a notifier's deliveries stand, kept across the activity's retries. */
+export interface DeliveryProgress {
+  sent: readonly string[];
+  onSent(key: string): void;
+  /** A delivery that failed for good, and why (no secrets): logged, and skipped by retries. */
+  onFailed(key: string, reason: string): void;
+}
 
 /**
  * Tells the people who may decide that an approval waits for them (email, webhook). The
@@ -9,6 +18,8 @@ import type { ApprovalView } from '../protocol/index.js';
  * delivery so the next attempt skips it. One that can never go through (no such mailbox) is given
  * to `onFailed`, which logs it, and is not tried again. Deliver each on its own, so one that fails
  * holds back none of the others; then throw if any may yet go through, and the activity retries.
+ * A message it can change later (a Slack card) is reported with `onPosted`: the run keeps its ids
+ * and hands them to `update` when the approval settles or a new proposal replaces it.
  *
  * @example
  * ```ts
@@ -28,11 +39,16 @@ import type { ApprovalView } from '../protocol/index.js';
 export interface Notifier {
   notify(
     approval: ApprovalView,
-    progress: {
-      sent: readonly string[];
-      onSent(key: string): void;
-      /** A delivery that failed for good, and why (no secrets): logged, and skipped by retries. */
-      onFailed(key: string, reason: string): void;
+    progress: DeliveryProgress & {
+      /** A message was posted that `update` can change later (its ids only). */
+      onPosted(message: PostedMessage): void;
     },
+    /** The edit that made this revision, when one did. */
+    edit?: EditNote,
   ): Promise<void>;
+  /**
+   * Changes the messages `notify` posted to say what became of the approval. Deliveries are keyed
+   * and retried as `notify`'s are.
+   */
+  update?(update: MessagesUpdate, progress: DeliveryProgress): Promise<void>;
 }

@@ -1,10 +1,11 @@
-import type { Notifier } from '../activities/notifier.js';
+import type { DeliveryProgress, Notifier } from '../activities/notifier.js';
 import type { ApprovalView, ApproverIdentity } from '../protocol/index.js';
 import { renderApprovalEmail } from './email.js';
 import { signLink, type LinkAction } from './links.js';
 import { SlackRefused } from './slack/failures.js';
 import type { SlackNotifierOptions } from './slack/options.js';
 import { slackPoster } from './slack/post-approval.js';
+import { slackUpdater } from './slack/update-messages.js';
 import { createMailTransport, type MailTransport } from './transport.js';
 import { postWebhook } from './webhook.js';
 
@@ -81,6 +82,29 @@ function describeFailure(err: unknown): string {
 }
 
 /**
+ * Each delivery on its own, marked sent or failed for good by its key, so one that fails holds back
+ * none after it; `finish` throws for those that may yet go through, and the activity retries them.
+ */
+function deliveries(progress: DeliveryProgress) {
+  const retry: string[] = [];
+  return {
+    async deliver(key: string, send: () => Promise<void>) {
+      try {
+        await send();
+        progress.onSent(key);
+      } catch (err) {
+        const refused = refusedForGood(err);
+        if (refused) progress.onFailed(key, refused);
+        else retry.push(`${key} (${describeFailure(err)})`);
+      }
+    },
+    finish() {
+      if (retry.length > 0) throw new Error(`notifications to retry: ${retry.join(', ')}`);
+    },
+  };
+}
+
+/**
  * The notifier `createNotifier` returns: a `Notifier` for `createWorker`, and `close()` to let its
  * SMTP connections go when the worker stops.
  *
@@ -118,27 +142,18 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
   const mail: MailTransport = createMailTransport({ smtpUrl: options.smtpUrl, dataDir: options.dataDir });
   const base = options.publicUrl.replace(/\/$/, '');
   const expiresAt = (approval: ApprovalView) => Date.parse(approval.deadline);
-  const slack = options.slack && slackPoster(options.slack, (trackingId) => inboxUrl(base, trackingId));
+  const inbox = (trackingId: string) => inboxUrl(base, trackingId);
+  const slack = options.slack && slackPoster(options.slack, inbox);
+  const slackCards = options.slack && slackUpdater(options.slack, inbox);
   const link = (approval: ApprovalView, approver: ApproverIdentity, action: LinkAction) =>
     `${base}/links/${signLink(options.signingSecret, { trackingId: approval.trackingId, approverId: approver.id, action, expiresAt: expiresAt(approval), revision: approval.revision })}`;
 
   return {
-    async notify(approval, progress) {
+    async notify(approval, progress, edit) {
       // Each revision (an edit, an escalation) notifies again under new keys, with links for it;
       // retries of one activity skip what was sent, or failed for good.
       const round = approval.revision === 1 ? 'initial' : `r${approval.revision}`;
-      // Each delivery on its own: one that fails holds back none after it.
-      const retry: string[] = [];
-      const deliver = async (key: string, send: () => Promise<void>) => {
-        try {
-          await send();
-          progress.onSent(key);
-        } catch (err) {
-          const refused = refusedForGood(err);
-          if (refused) progress.onFailed(key, refused);
-          else retry.push(`${key} (${describeFailure(err)})`);
-        }
-      };
+      const { deliver, finish } = deliveries(progress);
       const recipients = recipientsFor(approval, options.approvers);
       for (const approver of recipients) {
         const key = `email:${round}:${approver.id}`;
@@ -181,9 +196,24 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
         );
       }
       // Last: Slack down holds back no email or webhook.
-      if (slack) await slack(approval, recipients, (key) => progress.sent.includes(key), round, deliver);
+      if (slack)
+        await slack(
+          approval,
+          recipients,
+          (key) => progress.sent.includes(key),
+          round,
+          deliver,
+          (message) => progress.onPosted(message),
+          edit,
+        );
       // The activity retries what may yet go through; the next attempt skips what is done.
-      if (retry.length > 0) throw new Error(`notifications to retry: ${retry.join(', ')}`);
+      finish();
+    },
+    async update(update, progress) {
+      if (!slackCards) return;
+      const { deliver, finish } = deliveries(progress);
+      await slackCards(update, (key) => progress.sent.includes(key), deliver);
+      finish();
     },
     close: () => mail.close(),
   };

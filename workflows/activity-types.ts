@@ -1,6 +1,8 @@
 import type {
   ApprovalTicket,
   ApprovalView,
+  ArgChange,
+  Channel,
   JsonObject,
   JsonSchema,
   JsonValue,
@@ -59,12 +61,63 @@ export interface ToolRunInput {
 }
 
 /**
+ * A message a notifier posted for an approval, by the ids its channel updates it with (Slack's
+ * channel and `ts`): never its content, nor a credential.
+ */
+export interface PostedMessage {
+  channel: string;
+  ts: string;
+}
+
+/** What the requestApproval activity answers: the ticket, and the messages it posted. */
+export type NotifiedTicket = ApprovalTicket & { posted?: PostedMessage[] };
+
+/** Who took a step, and through which channel. */
+export interface ChangedBy {
+  actor: string;
+  channel: Channel;
+}
+
+/**
+ * What became of an approval since its messages were posted: it settled (by the decision that
+ * settled it, or whoever cancelled the run; nobody when it expired), or a new proposal replaced the
+ * one they show, through an edit or an escalation, and is posted anew as `revision`.
+ */
+export type ApprovalChange =
+  | { type: 'settled'; by?: ChangedBy }
+  | { type: 'edited'; by: ChangedBy; at: string; revision: number; diff: ArgChange[] }
+  | { type: 'escalated'; at: string; revision: number; approvers: string[] };
+
+/**
+ * The messages to update and how: `approval` is the approval as they showed it (`edited`,
+ * `escalated`), or as it ended (`settled`).
+ */
+export interface MessagesUpdate {
+  approval: ApprovalView;
+  change: ApprovalChange;
+  messages: PostedMessage[];
+}
+
+/** The edit that made an approval's current revision, for the notifications of that revision. */
+export interface EditNote {
+  by: ChangedBy;
+  /** The revision it changed. */
+  from: number;
+  diff: ArgChange[];
+}
+
+/**
  * The activities the workflow schedules. Declared here, beside the workflow, so workflow code needs
  * no import from activities/ (which may reach Node modules); the worker's activities implement it.
  */
 export interface CountersignActivities {
   callModel(input: ModelCallInput): Promise<ModelReply>;
-  /** Notifies the approvers; returns at once, the decision arrives later by signal. */
-  requestApproval(approval: ApprovalView): Promise<ApprovalTicket>;
+  /**
+   * Notifies the approvers; returns at once, the decision arrives later by signal. `edit` is the
+   * edit that made this revision; scheduled by earlier versions without it.
+   */
+  requestApproval(approval: ApprovalView, edit?: EditNote): Promise<NotifiedTicket>;
+  /** Updates the messages posted for an approval to say what became of it. */
+  updateMessages(update: MessagesUpdate): Promise<void>;
   runTool(input: ToolRunInput): Promise<JsonValue>;
 }

@@ -184,7 +184,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
   setHandler(decisionOutcomeQuery, (requestId) => book.outcome(requestId));
   setHandler(eventsQuery, (afterId) => log.after(afterId));
 
-  const finish = (result: Omit<RunOutput, 'state' | 'decisions'>): RunOutput => {
+  const finish = (result: Omit<RunOutput, 'state' | 'decisions'>): RunOutput | Promise<RunOutput> => {
     status = result.status;
     output = result.output;
     log.add({
@@ -193,7 +193,10 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
       data: { status: result.status },
     });
     publish();
-    return fitResult({ ...result, state: snapshot(), decisions: book.outcomesTaken() });
+    const ended = fitResult({ ...result, state: snapshot(), decisions: book.outcomesTaken() });
+    // The messages posted for its approvals are told how they ended before the execution closes.
+    const updating = book.messages.done({ ending: true });
+    return updating ? updating.then(() => ended) : ended;
   };
 
   if (!continued)
@@ -206,6 +209,9 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
    */
   let tooLargeToCarry = false;
   const continueRun = async (turn?: CarriedTurn): Promise<boolean> => {
+    // The updates of posted messages under way would end with this execution.
+    const updating = book.messages.done();
+    if (updating) await updating;
     const { historyLength, historySize } = workflowInfo();
     const count = (continued?.continued ?? 0) + 1;
     const secrets = vault.carry();

@@ -20,10 +20,12 @@ import type {
   SecretRequest,
 } from '../protocol/index.js';
 import { diffJson } from './arg-diff.js';
+import type { ChangedBy } from './activity-types.js';
 import type { ApprovalRecord, DecisionContext, Describe } from './approval-record.js';
 import type { CarriedBook } from './continuation.js';
 import { checkDecision, previewEdit, type Accepted } from './check-decision.js';
 import type { EditPreview } from './definitions.js';
+import { PostedMessages } from './posted-messages.js';
 import type { RunLog } from './run-log.js';
 import { mergeRequirements, requirementsMet, summarize } from '../protocol/requirements.js';
 import { validateAgainstSchema } from './validate-args.js';
@@ -118,16 +120,23 @@ export class ApprovalBook {
    */
   notifying = 0;
 
+  /** The messages the notifications posted, updated as the approvals change. */
+  readonly messages = new PostedMessages(this);
+
   /** The book as the next run of the chain takes it over, pending approvals and all. */
   carry(): CarriedBook {
     return {
       seq: this.seq,
-      approvals: [...this.records.values()].map(({ view, original, resultSchema, edited }) => ({
-        view,
-        original,
-        ...(resultSchema ? { resultSchema } : {}),
-        ...(edited ? { edited } : {}),
-      })),
+      approvals: [...this.records.values()].map(({ view, original, resultSchema, edited }) => {
+        const messages = view.status === 'pending' ? this.messages.carry(view.trackingId) : undefined;
+        return {
+          view,
+          original,
+          ...(resultSchema ? { resultSchema } : {}),
+          ...(edited ? { edited } : {}),
+          ...(messages ? { messages } : {}),
+        };
+      }),
       outcomes: [...this.outcomes.values()],
       usedNonces: [...this.usedNonces],
     };
@@ -136,8 +145,9 @@ export class ApprovalBook {
   /** Takes over the book of the run this one continues. */
   restore(carried: CarriedBook): void {
     this.seq = carried.seq;
-    for (const record of carried.approvals) {
+    for (const { messages, ...record } of carried.approvals) {
       this.records.set(record.view.trackingId, record);
+      if (messages) this.messages.restore(record.view.trackingId, messages);
       if (record.view.status === 'pending') this.carriedPending.add(record);
     }
     for (const outcome of carried.outcomes) this.outcomes.set(outcome.requestId, outcome);
@@ -336,6 +346,7 @@ export class ApprovalBook {
         ...(escalation.keepSignoffs ? { keepSignoffs: true } : {}),
       },
     });
+    this.messages.escalated(record);
     this.onChange();
   }
 
@@ -351,7 +362,7 @@ export class ApprovalBook {
     const message = by ? `the run was cancelled by ${by.actor} (${by.channel})` : 'the run was cancelled';
     for (const record of this.records.values()) {
       if (record.view.status === 'pending')
-        this.settle(record, 'cancelled', { by: by ? [by.actor] : [], message });
+        this.settle(record, 'cancelled', { by: by ? [by.actor] : [], message }, by);
     }
   }
 
@@ -382,13 +393,14 @@ export class ApprovalBook {
       },
     });
     const by = [signal.approver.id];
+    const decider = { actor: signal.approver.id, channel: signal.channel };
     switch (decision.type) {
       case 'reject':
-        this.settle(record, 'rejected', { by, message: decision.message });
+        this.settle(record, 'rejected', { by, message: decision.message }, decider);
         return;
       case 'respond':
         if (checked.sealed !== undefined) record.sealed = checked.sealed;
-        this.settle(record, 'responded', { by, result: checked.result, message: decision.message });
+        this.settle(record, 'responded', { by, result: checked.result, message: decision.message }, decider);
         return;
       case 'edit':
         // An edit is its author's approval of the new proposal; earlier approvals were of the old one.
@@ -406,30 +418,35 @@ export class ApprovalBook {
         break;
     }
     if (!requirementsMet(view.requirements, view.approvals)) {
+      if (decision.type === 'edit')
+        this.messages.edited(record, decider, view.revision - 1, checked.diff ?? []);
       this.onChange();
       return;
     }
     const approvers = view.approvals.map((s) => s.approver);
     if (!record.edited) {
-      this.settle(record, 'approved', { by: approvers, message: decision.message });
+      this.settle(record, 'approved', { by: approvers, message: decision.message }, decider);
     } else if (view.kind === 'plan') {
-      this.settle(record, 'edited', {
-        by: approvers,
-        plan: view.plan,
-        diff: diffJson(record.original.plan, view.plan),
-      });
+      this.settle(
+        record,
+        'edited',
+        { by: approvers, plan: view.plan, diff: diffJson(record.original.plan, view.plan) },
+        decider,
+      );
     } else if (view.kind === 'result') {
-      this.settle(record, 'edited', {
-        by: approvers,
-        result: view.result,
-        diff: diffJson(record.original.result, view.result),
-      });
+      this.settle(
+        record,
+        'edited',
+        { by: approvers, result: view.result, diff: diffJson(record.original.result, view.result) },
+        decider,
+      );
     } else {
-      this.settle(record, 'edited', {
-        by: approvers,
-        args: view.args,
-        diff: diffJson(record.original.args, view.args),
-      });
+      this.settle(
+        record,
+        'edited',
+        { by: approvers, args: view.args, diff: diffJson(record.original.args, view.args) },
+        decider,
+      );
     }
   }
 
@@ -448,10 +465,12 @@ export class ApprovalBook {
     if (raised.onTimeout?.action === 'reject') view.onTimeout = raised.onTimeout;
   }
 
+  /** `decider`: who took the step that settled it, and through which channel. */
   private settle(
     record: ApprovalRecord,
     status: ApprovalStatus,
     fields: Omit<ApprovalOutcome, 'status' | 'at'>,
+    decider?: ChangedBy,
   ): void {
     const outcome: ApprovalOutcome = { status, at: new Date().toISOString(), by: fields.by };
     for (const [key, value] of Object.entries(fields)) {
@@ -468,6 +487,7 @@ export class ApprovalBook {
       ...(outcome.diff ? { diff: outcome.diff } : {}),
       data: { by: outcome.by },
     });
+    this.messages.settled(record, decider);
     this.onChange();
   }
 

@@ -2,6 +2,8 @@ import { condition, isCancellation, log, patched } from '@temporalio/workflow';
 import type { ApprovalView } from '../protocol/index.js';
 import { requestApproval } from './activities.js';
 import { REVISIONS_PATCH, type ApprovalBook, type ApprovalRequest } from './approval-book.js';
+import type { ApprovalRecord } from './approval-record.js';
+import { postedBy } from './posted-messages.js';
 
 /**
  * Asks a human and waits, durably, for the decision or the deadline. Decisions are applied by the
@@ -17,7 +19,7 @@ export async function awaitHumanDecision(
   const view = record.view;
   // Notifications go out beside the wait: the deadline runs from the request, and a slow mail
   // server never holds back a decision taken in the inbox.
-  if (!resumed) void notify(book, view);
+  if (!resumed) void notify(book, record);
   // Runs recorded before revisions waited on the status alone.
   const revisions = patched(REVISIONS_PATCH);
   for (;;) {
@@ -29,14 +31,14 @@ export async function awaitHumanDecision(
     if (remaining > 0 && (await condition(changed, remaining))) {
       if (view.status !== 'pending') return view;
       // Everyone still needed is told again, with links for the new revision.
-      if (view.revision !== revision) void notify(book, view);
+      if (view.revision !== revision) void notify(book, record);
       continue;
     }
     if (view.status !== 'pending') return view;
     const onTimeout = view.onTimeout;
     if (onTimeout.action === 'escalate' && !view.escalated) {
       book.escalate(record, onTimeout);
-      void notify(book, view);
+      void notify(book, record);
       continue;
     }
     book.expire(record);
@@ -46,15 +48,21 @@ export async function awaitHumanDecision(
 
 /**
  * Best effort, and never rejects: the approval waits in the inbox even if every notification
- * failed, and a cancelled run simply abandons notifications in flight.
+ * failed, and a cancelled run simply abandons notifications in flight. The messages they posted
+ * are kept, to update as the approval changes.
  */
-async function notify(book: ApprovalBook, view: ApprovalView): Promise<void> {
+async function notify(book: ApprovalBook, record: ApprovalRecord): Promise<void> {
+  const view = record.view;
+  const { round, edit } = book.messages.begin(record);
   book.notifying++;
   try {
-    await requestApproval(view);
+    const ticket = await (edit ? requestApproval(view, edit) : requestApproval(view));
+    book.messages.posted(record, round, postedBy(ticket));
   } catch (err) {
-    if (!isCancellation(err))
+    if (!isCancellation(err)) {
       log.warn('notifications failed', { trackingId: view.trackingId, error: String(err) });
+      book.messages.posted(record, round, postedBy(err));
+    }
   } finally {
     book.notifying--;
   }

@@ -10,6 +10,7 @@ import type {
   ToolCall,
   TranscriptMessage,
 } from '../protocol/index.js';
+import type { CarriedMessages } from './posted-messages.js';
 import type { HeldSecret } from './secret-vault.js';
 import type { CountedCall } from './run-totals.js';
 
@@ -19,6 +20,8 @@ export interface CarriedApproval {
   original: { args: JsonObject; plan?: PlanStep[]; result?: JsonValue };
   resultSchema?: JsonSchema;
   edited?: boolean;
+  /** The messages posted for it while it waits, to update when it changes. */
+  messages?: CarriedMessages;
 }
 
 /** The approval book across a continuation: ids keep counting, late decisions keep their answers. */

@@ -7,8 +7,9 @@ import { verifySlackSignature } from '../slack/signature.js';
 
 /**
  * `POST /slack/interactions`, the Slack app's interactivity URL. The signature is checked on the
- * body as sent, before it is parsed; Slack is answered at once (it waits 3 seconds at most) and the
- * decision is taken after, its refusals told to the clicker.
+ * body as sent, before it is parsed; Slack is answered at once (it waits 3 seconds at most: an
+ * edit's form is checked first, its errors shown in it) and the decision is taken after, its
+ * refusals told to the clicker.
  */
 export function slackRouter(options: ApiOptions, slack: SlackRouterOptions): Router {
   const router = Router();
@@ -17,10 +18,12 @@ export function slackRouter(options: ApiOptions, slack: SlackRouterOptions): Rou
     '/interactions',
     express.raw({ type: () => true, limit: '1mb' }),
     verifySlackSignature(slack.signingSecret),
-    (req, res) => {
+    async (req, res) => {
       const interaction = readInteraction(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
-      res.status(200).end();
-      void handle(interaction);
+      const { answer, after } = await handle(interaction);
+      if (answer) res.status(200).json(answer);
+      else res.status(200).end();
+      void after();
     },
   );
   return router;

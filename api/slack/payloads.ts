@@ -31,7 +31,17 @@ const ViewSubmission = z.object({
     callback_id: z.string().max(255),
     private_metadata: z.string().max(3000),
     state: z.object({
-      values: z.record(z.string(), z.record(z.string(), z.object({ value: z.string().nullish() }))),
+      // A text or number input's `value`; a select's `selected_option`.
+      values: z.record(
+        z.string(),
+        z.record(
+          z.string(),
+          z.object({
+            value: z.string().nullish(),
+            selected_option: z.object({ value: z.string() }).nullish(),
+          }),
+        ),
+      ),
     }),
   }),
 });

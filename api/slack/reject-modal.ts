@@ -1,18 +1,10 @@
-import { z } from 'zod';
 import type { ButtonValue } from '../../notify/slack/card.js';
+import { modalMetadata, readModalContext, type ModalContext } from './modal-context.js';
 import type { ViewSubmission } from './payloads.js';
 
 export const REJECT_CALLBACK = 'countersign_reject';
 const REASON_BLOCK = 'reason';
 const REASON_INPUT = 'message';
-
-/** What the modal carries from the click to its submission: the approval, its revision, where to answer. */
-const RejectContext = z.strictObject({
-  trackingId: z.string().min(1).max(200),
-  revision: z.number().int().min(1),
-  responseUrl: z.url({ protocol: /^https?$/ }).optional(),
-});
-export type RejectContext = z.infer<typeof RejectContext>;
 
 /** The modal Reject opens: the reason the agent is told (optional, as in the inbox). */
 export function rejectModal(button: ButtonValue, responseUrl: string | undefined) {
@@ -22,7 +14,7 @@ export function rejectModal(button: ButtonValue, responseUrl: string | undefined
     title: { type: 'plain_text' as const, text: 'Reject' },
     submit: { type: 'plain_text' as const, text: 'Reject' },
     close: { type: 'plain_text' as const, text: 'Cancel' },
-    private_metadata: JSON.stringify({ ...button, responseUrl } satisfies RejectContext),
+    private_metadata: modalMetadata(button, responseUrl),
     blocks: [
       {
         type: 'section' as const,
@@ -50,15 +42,9 @@ export function rejectModal(button: ButtonValue, responseUrl: string | undefined
 /** The submitted modal: what it was opened for, and the reason typed (none when left empty). */
 export function readRejection(
   view: ViewSubmission['view'],
-): { context: RejectContext; message?: string } | undefined {
-  let metadata: unknown;
-  try {
-    metadata = JSON.parse(view.private_metadata);
-  } catch {
-    return undefined;
-  }
-  const context = RejectContext.safeParse(metadata);
-  if (!context.success) return undefined;
+): { context: ModalContext; message?: string } | undefined {
+  const context = readModalContext(view.private_metadata);
+  if (!context) return undefined;
   const message = view.state.values[REASON_BLOCK]?.[REASON_INPUT]?.value?.trim();
-  return { context: context.data, ...(message ? { message } : {}) };
+  return { context, ...(message ? { message } : {}) };
 }

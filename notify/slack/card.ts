@@ -1,6 +1,13 @@
 import type { ChatPostMessageArguments } from '@slack/web-api';
 import { z } from 'zod';
-import { requirementLines, visibleText, type ApprovalView, type Channel } from '../../protocol/index.js';
+import {
+  requirementLines,
+  visibleText,
+  type ApprovalView,
+  type ArgChange,
+  type Channel,
+} from '../../protocol/index.js';
+import type { EditNote } from '../../workflows/activity-types.js';
 import { KIND_TITLE } from '../email.js';
 import {
   OUTCOME_ANSWER,
@@ -23,6 +30,7 @@ export interface SlackMessage {
 export const SLACK_ACTIONS = {
   approve: 'countersign_approve',
   reject: 'countersign_reject',
+  edit: 'countersign_edit',
   inbox: 'countersign_inbox',
 } as const;
 
@@ -55,14 +63,14 @@ function plain(text: string, max = SECTION_MAX) {
  * Text from the run inside Slack's markup: its three control characters escaped, so no link,
  * mention or `@channel` can be forged; invisible characters marked, as the email marks them.
  */
-function escaped(text: string): string {
+export function escaped(text: string): string {
   return visibleText(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 const markup = (text: string) => ({ type: 'mrkdwn' as const, text: cut(text, SECTION_MAX) });
 
 /** A labelled block of text shown exactly (rich text: Slack applies no markup inside it). */
-function verbatim(label: string, body: string): SlackBlock {
+export function verbatim(label: string, body: string): SlackBlock {
   return {
     type: 'rich_text',
     elements: [
@@ -80,7 +88,7 @@ function verbatim(label: string, body: string): SlackBlock {
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** A time as Slack shows it in each reader's own time zone, with the ISO time where it cannot. */
-function slackTime(iso: string): string {
+export function slackTime(iso: string): string {
   const seconds = Math.floor(Date.parse(iso) / 1000);
   return Number.isFinite(seconds) ? `<!date^${seconds}^{date_short_pretty} at {time}|${iso}>` : iso;
 }
@@ -122,7 +130,7 @@ function explanation(approval: ApprovalView): string | undefined {
   return `Secret needed: ${what}. A secret is never supplied in Slack: supply it in the inbox, or from a terminal with "countersign respond ${approval.trackingId}", where what you type is not shown.`;
 }
 
-function button(label: string, actionId: string, value: string, style?: 'primary' | 'danger') {
+export function button(label: string, actionId: string, value: string, style?: 'primary' | 'danger') {
   return {
     type: 'button' as const,
     text: plain(label, LABEL_MAX),
@@ -133,8 +141,9 @@ function button(label: string, actionId: string, value: string, style?: 'primary
 }
 
 /**
- * The buttons: Approve and Reject where the policy allows them (an outcome's in its own words),
- * bound to this revision, and the inbox for everything else (an edit, a result, a secret).
+ * The buttons: Approve, Edit (a call's arguments) and Reject where the policy allows them (an
+ * outcome's in its own words), bound to this revision, and the inbox for everything else (a plan's
+ * edit, a result, a secret).
  */
 function actions(approval: ApprovalView, inbox: string): SlackBlock {
   const outcome = approval.kind === 'outcome';
@@ -148,6 +157,9 @@ function actions(approval: ApprovalView, inbox: string): SlackBlock {
     elements.push(
       button(outcome ? OUTCOME_ANSWER.approve : 'Approve', SLACK_ACTIONS.approve, value, 'primary'),
     );
+  // Its modal is built from the call's arguments: a plan or a result is edited in the inbox.
+  if (approval.kind === 'call' && approval.allowedDecisions.includes('edit'))
+    elements.push(button('Edit', SLACK_ACTIONS.edit, value));
   if (decides && approval.allowedDecisions.includes('reject'))
     elements.push(button(outcome ? OUTCOME_ANSWER.reject : 'Reject', SLACK_ACTIONS.reject, value, 'danger'));
   const open = outcome
@@ -178,11 +190,30 @@ function facts(approval: ApprovalView): SlackBlock {
   };
 }
 
+/** Each change on a line: where, from what, to what. */
+export function changeLines(diff: ArgChange[]): string[] {
+  const value = (v: unknown) => (v === undefined ? '(none)' : JSON.stringify(v));
+  return diff.map((change) => `${change.path || '/'}: ${value(change.before)} → ${value(change.after)}`);
+}
+
+/** The edit that made this revision: who, through which channel, and what changed from what to what. */
+function editedFrom(edit: EditNote): SlackBlock[] {
+  const by = `${escaped(edit.by.actor)} (${edit.by.channel})`;
+  const changes = changeLines(edit.diff);
+  return [
+    {
+      type: 'context',
+      elements: [markup(`*Edited* by ${by}: revision ${edit.from} changed as follows`)],
+    },
+    ...(changes.length > 0 ? [verbatim('Changed', changes.join('\n'))] : []),
+  ];
+}
+
 /**
  * The message for a pending approval: what is asked and why, what is still needed (in the rule
  * words every channel uses), what is proposed, who asked, the deadline, and the buttons.
  */
-export function approvalCard(approval: ApprovalView, inbox: string): SlackMessage {
+export function approvalCard(approval: ApprovalView, inbox: string, edit?: EditNote): SlackMessage {
   const why = explanation(approval);
   const needs = requirementLines(approval).map((line) => `• ${escaped(line)}`);
   const signed = approval.approvals.map((s) => `${escaped(s.approver)} (${s.channel})`);
@@ -195,6 +226,7 @@ export function approvalCard(approval: ApprovalView, inbox: string): SlackMessag
     ...(signed.length > 0
       ? [{ type: 'context' as const, elements: [markup(`Signed so far: ${signed.join(', ')}`)] }]
       : []),
+    ...(edit ? editedFrom(edit) : []),
     ...proposal(approval),
     actions(approval, inbox),
     {
@@ -229,9 +261,7 @@ export function settledCard(
     return `${escaped(id)}${channel ? ` (${channel})` : ''}`;
   });
   const status = `*${SETTLED_HOW[approval.status]}*${by.length > 0 ? ` by ${by.join(', ')}` : ''}`;
-  const diff = (outcome?.diff ?? []).map(
-    (change) => `${change.path}: ${JSON.stringify(change.before)} → ${JSON.stringify(change.after)}`,
-  );
+  const diff = changeLines(outcome?.diff ?? []);
   const blocks: SlackBlock[] = [
     { type: 'header', text: plain(headline(approval), HEADER_MAX) },
     { type: 'section', text: plain(approval.description) },

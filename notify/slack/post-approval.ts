@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalView, ApproverIdentity } from '../../protocol/index.js';
+import type { EditNote, PostedMessage } from '../../workflows/activity-types.js';
 import { approvalCard, type SlackMessage } from './card.js';
 import { SlackRefused, refusedForGood } from './failures.js';
 import type { SlackNotifierOptions } from './options.js';
@@ -19,16 +20,20 @@ async function memberOf(web: WebClient, approver: ApproverIdentity): Promise<str
   return found.user.id;
 }
 
-async function post(web: WebClient, channel: string, message: SlackMessage): Promise<void> {
-  await refusedForGood(`a message to ${channel}`, () =>
+/** Posts the message; answers its ids, to update it later. */
+async function post(web: WebClient, channel: string, message: SlackMessage): Promise<PostedMessage> {
+  const answer = await refusedForGood(`a message to ${channel}`, () =>
     web.chat.postMessage({ channel, ...message, unfurl_links: false, unfurl_media: false }),
   );
+  if (!answer.ts) throw new Error(`Slack answered no timestamp for the message to ${channel}`);
+  return { channel: answer.channel ?? channel, ts: answer.ts };
 }
 
 /**
  * Posts an approval's card to the channel and to each recipient's direct messages, each as its own
  * delivery (`slack:<round>:channel`, `slack:<round>:dm:<approver>`): a Slack outage is retried with
- * the notifier's activity and holds back no email, and what went out is not posted again.
+ * the notifier's activity and holds back no email, and what went out is not posted again. Each
+ * message posted is reported by its ids, so the run can update it as the approval changes.
  */
 export function slackPoster(options: SlackNotifierOptions, inboxUrl: (trackingId: string) => string) {
   const client = slackWebClient(options.botToken, options.apiUrl);
@@ -38,12 +43,14 @@ export function slackPoster(options: SlackNotifierOptions, inboxUrl: (trackingId
     done: (key: string) => boolean,
     round: string,
     deliver: Deliver,
+    posted: (message: PostedMessage) => void,
+    edit?: EditNote,
   ): Promise<void> {
-    const card = approvalCard(approval, inboxUrl(approval.trackingId));
+    const card = approvalCard(approval, inboxUrl(approval.trackingId), edit);
     const channel = options.channel;
     const channelKey = `slack:${round}:channel`;
     if (channel && !done(channelKey))
-      await deliver(channelKey, async () => post(await client(), channel, card));
+      await deliver(channelKey, async () => posted(await post(await client(), channel, card)));
     if (options.directMessages === false) return;
     for (const approver of recipients) {
       const key = `slack:${round}:dm:${approver.id}`;
@@ -56,7 +63,7 @@ export function slackPoster(options: SlackNotifierOptions, inboxUrl: (trackingId
         );
         if (!opened.channel?.id)
           throw new Error(`Slack opened no direct message for approver ${approver.id}`);
-        await post(web, opened.channel.id, card);
+        posted(await post(web, opened.channel.id, card));
       });
     }
   };

@@ -3,7 +3,6 @@
 // and changes nothing; a request Slack did not sign in the last five minutes is not read at all.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { call, calls, say } from '../support/fake-model.js';
 import { toolRuns, tokens } from '../support/api-agents.js';
 import { waitFor } from '../support/wait-for.js';
 import { CHANNEL, startSlackStack, type SlackStack } from './slack-stack.js';
@@ -13,24 +12,6 @@ before(async () => {
   s = await startSlackStack();
 });
 after(() => s?.close());
-
-/** A run with one gated call, and that call's card in the channel. */
-async function gated(agent: string, input: string, tool: string, args: Record<string, unknown>) {
-  const runId = await s.stack.startRun(agent, input, tokens.victor, calls(call(tool, args)), say('Done.'));
-  const [pending] = await s.stack.waitForPending(runId);
-  const trackingId = pending!.trackingId;
-  const card = await waitFor(async () => s.cards(trackingId, CHANNEL)[0], 'the card');
-  return { runId, trackingId, card };
-}
-
-/** The only answer Slack got for the message, said to the clicker alone. */
-async function toldOnly(message: string): Promise<string> {
-  const [answer] = await s.slack.waitForResponses(message);
-  assert.equal(s.slack.responses.filter((r) => r.message === message).length, 1);
-  assert.equal(answer!.body.response_type, 'ephemeral');
-  assert.equal(answer!.body.replace_original, false);
-  return String(answer!.body.text);
-}
 
 /** The approval's audit trail records no decision taken. */
 async function undecided(trackingId: string): Promise<void> {
@@ -48,21 +29,8 @@ async function undecided(trackingId: string): Promise<void> {
   );
 }
 
-/** Nothing happened to the approval: still pending, on this revision, with these sign-offs. */
-async function unchanged(runId: string, trackingId: string, revision: number, signers: string[]) {
-  const state = await s.stack.state(runId);
-  const approval = state.approvals.find((a) => a.trackingId === trackingId)!;
-  assert.equal(approval.status, 'pending');
-  assert.equal(approval.revision, revision);
-  assert.deepEqual(
-    approval.approvals.map((a) => a.approver),
-    signers,
-  );
-  assert.equal(toolRuns.filter((r) => r.runId === runId).length, 0);
-}
-
 test('Approve from a mapped Slack user with the role decides, the tool runs once, and the card says so', async () => {
-  const { runId, trackingId, card } = await gated('bank', 'slack approve', 'transfer', {
+  const { runId, trackingId, card } = await s.gated('bank', 'slack approve', 'transfer', {
     from: 'ops',
     to: 'acme',
     amount: 1500,
@@ -86,19 +54,19 @@ test('Approve from a mapped Slack user with the role decides, the tool runs once
 
   // The same click delivered again decides nothing more: the tool ran once.
   await s.click('U0ALICE', card, 'countersign_approve', 'approve-1-again');
-  assert.match(await toldOnly('approve-1-again'), /Not decided: .*already approved/);
+  assert.match(await s.toldOnly('approve-1-again'), /Not decided: .*already approved/);
   assert.equal(toolRuns.filter((r) => r.runId === runId).length, 1);
 });
 
 test('Reject opens a modal for the reason; its submission rejects, and the agent is told why', async () => {
-  const { runId, trackingId, card } = await gated('ops', 'slack reject', 'deploy', {
+  const { runId, trackingId, card } = await s.gated('ops', 'slack reject', 'deploy', {
     service: 'web',
     version: '2.0.0',
   });
   const modals = s.slack.calls.filter((c) => c.method === 'views.open').length;
   assert.equal((await s.click('U0ALICE', card, 'countersign_reject', 'reject-1')).status, 200);
   await s.slack.waitForCalls((c) => c.method === 'views.open', modals + 1);
-  await unchanged(runId, trackingId, 1, []);
+  await s.unchanged(runId, trackingId, 1, []);
   assert.equal((await s.submitReject('U0ALICE', 'Not during the freeze.')).status, 200);
   const [replaced] = await s.slack.waitForResponses('reject-1');
   await s.stack.result(runId);
@@ -110,26 +78,26 @@ test('Reject opens a modal for the reason; its submission rejects, and the agent
 });
 
 test('a Slack user without the role, and one who is no approver, are refused and told why; nothing changes', async () => {
-  const { runId, trackingId, card } = await gated('bank', 'slack refusals', 'transfer', {
+  const { runId, trackingId, card } = await s.gated('bank', 'slack refusals', 'transfer', {
     from: 'ops',
     to: 'initech',
     amount: 900,
   });
   await s.click('U0VICTOR', card, 'countersign_approve', 'no-role');
-  assert.match(await toldOnly('no-role'), /Not decided: .*needs one of the roles admin, treasurer/);
+  assert.match(await s.toldOnly('no-role'), /Not decided: .*needs one of the roles admin, treasurer/);
   await s.click('U0STRANGER', card, 'countersign_approve', 'unmapped');
-  assert.match(await toldOnly('unmapped'), /not one of this service's approvers/);
+  assert.match(await s.toldOnly('unmapped'), /not one of this service's approvers/);
   // Nobody unmapped is shown the modal either.
   const modals = s.slack.calls.filter((c) => c.method === 'views.open').length;
   await s.click('U0STRANGER', card, 'countersign_reject', 'unmapped-reject');
-  assert.match(await toldOnly('unmapped-reject'), /not one of this service's approvers/);
+  assert.match(await s.toldOnly('unmapped-reject'), /not one of this service's approvers/);
   assert.equal(s.slack.calls.filter((c) => c.method === 'views.open').length, modals);
-  await unchanged(runId, trackingId, 1, []);
+  await s.unchanged(runId, trackingId, 1, []);
   await undecided(trackingId);
 });
 
 test('a forged signature and a request older than five minutes are refused before anything is read', async () => {
-  const { runId, trackingId, card } = await gated('bank', 'slack forged', 'transfer', {
+  const { runId, trackingId, card } = await s.gated('bank', 'slack forged', 'transfer', {
     from: 'ops',
     to: 'umbrella',
     amount: 800,
@@ -152,13 +120,18 @@ test('a forged signature and a request older than five minutes are refused befor
     s.slack.responses.filter((r) => r.message === 'forged' || r.message === 'replayed'),
     [],
   );
-  // Only the signed click's own lookups reached Slack.
-  assert.ok(s.slack.calls.slice(calls).every((c) => c.method === 'users.info' && c.args.user === 'U0VICTOR'));
-  await unchanged(runId, trackingId, 1, []);
+  // Only the signed click's own lookups reached Slack (the DM cards may still be on their way).
+  const after = s.slack.calls.slice(calls);
+  assert.ok(after.filter((c) => c.method === 'users.info').every((c) => c.args.user === 'U0VICTOR'));
+  assert.deepEqual(
+    after.filter((c) => c.method === 'views.open' || c.method === 'chat.update'),
+    [],
+  );
+  await s.unchanged(runId, trackingId, 1, []);
 });
 
 test("a click on a card whose proposal another approver's edit changed is refused as stale; nothing changes", async () => {
-  const { runId, trackingId, card } = await gated('treasury', 'slack stale', 'grant', {
+  const { runId, trackingId, card } = await s.gated('treasury', 'slack stale', 'grant', {
     supplier: 'acme',
     amount: 5000,
   });
@@ -171,10 +144,10 @@ test("a click on a card whose proposal another approver's edit changed is refuse
   assert.equal(edited.status, 200, edited.text);
   await s.click('U0ALICE', card, 'countersign_approve', 'stale');
   assert.match(
-    await toldOnly('stale'),
+    await s.toldOnly('stale'),
     /Not decided: the proposal changed since you saw it \(you saw revision 1; it is now revision 2\)/,
   );
-  await unchanged(runId, trackingId, 2, ['bob']);
+  await s.unchanged(runId, trackingId, 2, ['bob']);
   // The new revision was posted with buttons bound to it.
   const fresh = await waitFor(
     async () =>
@@ -185,7 +158,7 @@ test("a click on a card whose proposal another approver's edit changed is refuse
 });
 
 test('a quorum counts one Slack and one inbox sign-off', async () => {
-  const { runId, trackingId, card } = await gated('treasury', 'slack quorum', 'payout', {
+  const { runId, trackingId, card } = await s.gated('treasury', 'slack quorum', 'payout', {
     supplier: 'acme',
     amount: 300,
   });
@@ -193,7 +166,7 @@ test('a quorum counts one Slack and one inbox sign-off', async () => {
   await s.click('U0BOB', card, 'countersign_approve', 'quorum-bob');
   const answers = await s.slack.waitForResponses('quorum-bob', 2);
   assert.ok(answers.some((a) => /Your approval counts: 1 of 2/.test(String(a.body.text))));
-  await unchanged(runId, trackingId, 1, ['bob']);
+  await s.unchanged(runId, trackingId, 1, ['bob']);
   const approved = await s.stack.http('POST', `/api/approvals/${trackingId}/decision`, {
     token: tokens.alice,
     body: { type: 'approve' },

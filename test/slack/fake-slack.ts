@@ -9,6 +9,8 @@ export interface SlackCall {
   args: Record<string, unknown>;
   /** Whether the fake answered `ok: true`. */
   ok?: boolean;
+  /** What the fake answered (a posted message's `ts`...). */
+  answer?: Record<string, unknown>;
 }
 
 /** What was posted to a message's `response_url`. */
@@ -26,7 +28,7 @@ export interface FakeSlackOptions {
 
 /**
  * A local stand-in for the Slack Web API methods Countersign calls (users.lookupByEmail,
- * users.info, conversations.open, chat.postMessage, views.open), reached by the real
+ * users.info, conversations.open, chat.postMessage, chat.update, views.open), reached by the real
  * `@slack/web-api` client through its `slackApiUrl`, and for `response_url`s. Every call is kept.
  */
 export interface FakeSlack {
@@ -36,8 +38,11 @@ export interface FakeSlack {
   responses: SlackResponse[];
   /** A `response_url` for a message of ours. */
   responseUrl(message: string): string;
-  /** The next `count` calls of `method` answer HTTP `status` (a Slack outage). */
-  failNext(method: string, count: number, status?: number): void;
+  /**
+   * The next `count` calls of `method` answer HTTP `status` (a Slack outage), or, with `error`,
+   * Slack's refusal with that code.
+   */
+  failNext(method: string, count: number, status?: number, error?: string): void;
   /** Waits until `count` calls match. */
   waitForCalls(predicate: (call: SlackCall) => boolean, count?: number): Promise<SlackCall[]>;
   /** Waits until `count` responses went to this message's `response_url`. */
@@ -56,13 +61,16 @@ async function bodyOf(req: IncomingMessage): Promise<string> {
 export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSlack> {
   const calls: SlackCall[] = [];
   const responses: SlackResponse[] = [];
-  const failures = new Map<string, { count: number; status: number }>();
+  const failures = new Map<string, { count: number; status: number; error?: string }>();
+  /** The messages posted, as `<channel>/<ts>`: only those can be updated. */
+  const messages = new Set<string>();
   let ts = 0;
   const server = createServer((req, res) => {
     void bodyOf(req).then((text) => {
       const call: SlackCall = { method: '', args: {} };
       const answer = (status: number, body: { ok: boolean; [key: string]: unknown }) => {
         call.ok = status === 200 && body.ok;
+        call.answer = body;
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       };
       const url = new URL(req.url ?? '/', 'http://fake');
@@ -79,7 +87,7 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
       const failure = failures.get(method);
       if (failure && failure.count > 0) {
         failure.count--;
-        return answer(failure.status, { ok: false });
+        return answer(failure.status, { ok: false, ...(failure.error ? { error: failure.error } : {}) });
       }
       if (req.headers.authorization !== `Bearer ${options.token}`)
         return answer(200, { ok: false, error: 'invalid_auth' });
@@ -106,12 +114,15 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
         }
         case 'conversations.open':
           return answer(200, { ok: true, channel: { id: `D-${String(args.users)}` } });
-        case 'chat.postMessage':
-          return answer(200, {
-            ok: true,
-            channel: args.channel,
-            ts: `1700000000.${String(++ts).padStart(6, '0')}`,
-          });
+        case 'chat.postMessage': {
+          const posted = `1700000000.${String(++ts).padStart(6, '0')}`;
+          messages.add(`${String(args.channel)}/${posted}`);
+          return answer(200, { ok: true, channel: args.channel, ts: posted });
+        }
+        case 'chat.update':
+          return messages.has(`${String(args.channel)}/${String(args.ts)}`)
+            ? answer(200, { ok: true, channel: args.channel, ts: args.ts })
+            : answer(200, { ok: false, error: 'message_not_found' });
         case 'views.open':
           return answer(200, { ok: true, view: { id: `V${++ts}` } });
         default:
@@ -126,8 +137,8 @@ export async function startFakeSlack(options: FakeSlackOptions): Promise<FakeSla
     calls,
     responses,
     responseUrl: (message) => `${base}/response/${encodeURIComponent(message)}`,
-    failNext(method, count, status = 500) {
-      failures.set(method, { count, status });
+    failNext(method, count, status = 500, error) {
+      failures.set(method, { count, status, ...(error ? { error } : {}) });
     },
     waitForCalls: (predicate, count = 1) =>
       waitFor(async () => {
