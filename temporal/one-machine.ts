@@ -16,6 +16,9 @@ export const ONE_MACHINE_SERVER = {
     // The one history shard reads the queue that hands workflow tasks to the worker at most this
     // many times a second (20 by default): each of a decision's workflow tasks waited for a read.
     'history.transferProcessorMaxPollRPS': 1000,
+    // The same for the queue that writes the lists (visibility): the inbox and a REST client see a
+    // run wait, or finish, that much sooner.
+    'history.visibilityProcessorMaxPollRPS': 1000,
   },
   sqlitePragmas: {
     // A write-ahead log synced at each commit: one sync per commit instead of the rollback
