@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
-import { Validator, type Schema } from '@cfworker/json-schema';
 import { chatOpenApiDocument } from '../../api/chat/chat-openapi.js';
 import { countersignChat } from '../../api/chat/chat-router.js';
 import { AgUiChat } from '../support/ag-ui-chat.js';
 import { startChatApp, type ChatApp } from '../support/ai-chat.js';
 import { chatPeople, tellerBank } from '../support/chat-agents.js';
 import { call, calls, say } from '../support/fake-model.js';
+import { schemaViolations } from '../support/schema-violations.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 /** countersignChat answers as the OpenAPI document it serves says, streams included. */
@@ -37,17 +37,8 @@ after(async () => {
   await stack?.close();
 });
 
-/** Where a value breaks a schema of the document ([] when it fits), its references resolved in it. */
-function violations(schema: unknown, value: unknown): string[] {
-  const root = JSON.parse(
-    JSON.stringify({ ...(schema as object), $defs: document.components.schemas }).replaceAll(
-      '#/components/schemas/',
-      '#/$defs/',
-    ),
-  ) as Schema;
-  const result = new Validator(root, '2020-12', false).validate(value);
-  return result.errors.map((e) => `${e.instanceLocation}: ${e.error}`);
-}
+/** Where a value breaks a schema of the document ([] when it fits). */
+const violations = (schema: unknown, value: unknown) => schemaViolations(document, schema, value);
 
 function declared(path: string, method: string, status: number): Response {
   const response = document.paths[path]?.[method]?.responses[String(status)];

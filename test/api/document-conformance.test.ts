@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
-import { Validator, type Schema } from '@cfworker/json-schema';
 import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import { createApi } from '../../api/create-api.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { apiTestAgents, testApprovers, tokens } from '../support/api-agents.js';
+import { schemaViolations } from '../support/schema-violations.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { sendInteraction } from '../slack/fake-slack.js';
 
@@ -28,18 +28,8 @@ after(async () => {
   await stack?.close();
 });
 
-/** Where a value breaks a schema of the document ([] when it fits), its references resolved in it. */
-function violations(schema: unknown, value: unknown): string[] {
-  // The validator resolves `#/$defs/...` within the schema it is given.
-  const root = JSON.parse(
-    JSON.stringify({ ...(schema as object), $defs: document.components.schemas }).replaceAll(
-      '#/components/schemas/',
-      '#/$defs/',
-    ),
-  ) as Schema;
-  const result = new Validator(root, '2020-12', false).validate(value);
-  return result.errors.map((e) => `${e.instanceLocation}: ${e.error}`);
-}
+/** Where a value breaks a schema of the document ([] when it fits). */
+const violations = (schema: unknown, value: unknown) => schemaViolations(document, schema, value);
 
 /** The body `status` answers for `method path` must fit the schema the document declares for it. */
 function assertDeclared(path: string, method: string, status: number, body: unknown): void {

@@ -7,7 +7,7 @@ import { tokens } from '../support/api-agents.js';
 import { reportRun } from '../support/secret-runs.js';
 import { waitFor } from '../support/wait-for.js';
 import type { SlackCall } from './fake-slack.js';
-import { CHANNEL, startSlackStack, type SlackStack } from './slack-stack.js';
+import { CHANNEL, startSlackStack, textOf, type SlackStack } from './slack-stack.js';
 
 let s: SlackStack;
 before(async () => {
@@ -25,20 +25,6 @@ type Element = {
 };
 
 const blocksOf = (card: SlackCall) => card.args.blocks as Block[];
-/** Every text of the card, as a reader sees it. */
-const textOf = (card: SlackCall): string => {
-  const texts: string[] = [];
-  const walk = (node: unknown) => {
-    if (Array.isArray(node)) node.forEach(walk);
-    else if (node && typeof node === 'object')
-      for (const [key, value] of Object.entries(node)) {
-        if (key === 'text' && typeof value === 'string') texts.push(value);
-        else walk(value);
-      }
-  };
-  walk(card.args.blocks);
-  return texts.join('\n');
-};
 const buttonsOf = (card: SlackCall) =>
   blocksOf(card)
     .filter((b) => b.type === 'actions')

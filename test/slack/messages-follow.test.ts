@@ -9,7 +9,7 @@ import { call, calls, say } from '../support/fake-model.js';
 import { apiTestAgents, tokens, toolRuns } from '../support/api-agents.js';
 import { waitFor } from '../support/wait-for.js';
 import type { SlackCall } from './fake-slack.js';
-import { CHANNEL, startSlackStack, type SlackStack } from './slack-stack.js';
+import { CHANNEL, startSlackStack, textOf, type SlackStack } from './slack-stack.js';
 
 /** Waits two seconds for an admin, then two for a treasurer, then expires. */
 const wire = defineTool({
@@ -41,21 +41,6 @@ before(async () => {
 after(() => s?.close());
 
 type Block = { type: string; elements?: { action_id?: string }[] };
-
-/** Every text of a message, as a reader sees it. */
-function textOf(call: SlackCall): string {
-  const texts: string[] = [];
-  const walk = (node: unknown) => {
-    if (Array.isArray(node)) node.forEach(walk);
-    else if (node && typeof node === 'object')
-      for (const [key, value] of Object.entries(node)) {
-        if (key === 'text' && typeof value === 'string') texts.push(value);
-        else walk(value);
-      }
-  };
-  walk(call.args.blocks);
-  return texts.join('\n');
-}
 
 const actionsOf = (call: SlackCall) =>
   (call.args.blocks as Block[])

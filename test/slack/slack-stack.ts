@@ -69,6 +69,21 @@ export interface SlackStack {
 
 const shows = (call: SlackCall, text: string) => JSON.stringify(call.args.blocks ?? '').includes(text);
 
+/** Every text of a posted message, as a reader sees it. */
+export function textOf(call: SlackCall): string {
+  const texts: string[] = [];
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object')
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'text' && typeof value === 'string') texts.push(value);
+        else walk(value);
+      }
+  };
+  walk(call.args.blocks);
+  return texts.join('\n');
+}
+
 export async function startSlackStack(options: StackOptions = {}): Promise<SlackStack> {
   const slack = await startFakeSlack({ token: BOT_TOKEN, members });
   const stack = await startStack({

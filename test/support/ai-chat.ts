@@ -12,8 +12,6 @@ import {
   parseJsonEventStream,
   readUIMessageStream,
   uiMessageChunkSchema,
-  type ChatState,
-  type ChatStatus,
   type UIMessage,
   type UIMessageChunk,
 } from 'ai';
@@ -22,20 +20,8 @@ import { countersignChat } from '../../api/chat/chat-router.js';
 import type { AgentDefinition } from '../../define/index.js';
 import type { ApproverIdentity } from '../../protocol/index.js';
 import type { Stack } from './stack.js';
+import { PlainChatState } from './plain-chat-state.js';
 import { waitFor } from './wait-for.js';
-
-/** A chat's state as a framework binding keeps it, here in plain fields. */
-class PlainState implements ChatState<UIMessage> {
-  status: ChatStatus = 'ready';
-  error: Error | undefined = undefined;
-  messages: UIMessage[] = [];
-  pushMessage = (message: UIMessage) => void this.messages.push(message);
-  popMessage = () => void this.messages.pop();
-  replaceMessage = (index: number, message: UIMessage) => {
-    this.messages[index] = message;
-  };
-  snapshot = <T>(thing: T): T => structuredClone(thing);
-}
 
 export class NodeChat extends AbstractChat<UIMessage> {
   /** Every request the transport made, as `METHOD path`. */
@@ -45,7 +31,7 @@ export class NodeChat extends AbstractChat<UIMessage> {
     const requests: string[] = [];
     super({
       id,
-      state: new PlainState(),
+      state: new PlainChatState<UIMessage>(),
       transport: new DefaultChatTransport({
         api: `${url}/chat`,
         headers: { authorization: `Bearer ${user}` },

@@ -8,10 +8,9 @@ import {
   AbstractChat,
   DefaultChatTransport,
   lastAssistantMessageIsCompleteWithApprovalResponses,
-  type ChatState,
-  type ChatStatus,
   type UIMessage,
 } from 'ai-7';
+import { PlainChatState } from './plain-chat-state.js';
 import { waitFor } from './wait-for.js';
 
 export interface Scenario {
@@ -22,25 +21,13 @@ export interface Scenario {
   answer: { approved: boolean; reason?: string; edit?: Record<string, unknown> };
 }
 
-class PlainState implements ChatState<UIMessage> {
-  status: ChatStatus = 'ready';
-  error: Error | undefined = undefined;
-  messages: UIMessage[] = [];
-  pushMessage = (message: UIMessage) => void this.messages.push(message);
-  popMessage = () => void this.messages.pop();
-  replaceMessage = (index: number, message: UIMessage) => {
-    this.messages[index] = message;
-  };
-  snapshot = <T>(thing: T): T => structuredClone(thing);
-}
-
 class NodeChat extends AbstractChat<UIMessage> {}
 
 const scenario = JSON.parse(process.argv[2]!) as Scenario;
 const requests: string[] = [];
 const chat = new NodeChat({
   id: scenario.chatId,
-  state: new PlainState(),
+  state: new PlainChatState<UIMessage>(),
   transport: new DefaultChatTransport({
     api: `${scenario.url}/chat`,
     headers: { authorization: `Bearer ${scenario.user}` },
