@@ -1,3 +1,4 @@
+import { splitChangeNotes } from './change-notes.js';
 import type { JsonValue } from './json.js';
 import type { TranscriptMessage } from './run.js';
 
@@ -44,10 +45,13 @@ export function storedOutputOf(
   message: TranscriptMessage,
   written: readonly string[] | undefined,
 ): StoredOutput | undefined {
-  if (message.role !== 'tool' || !written?.length || !message.content.startsWith(MARK)) return undefined;
+  if (message.role !== 'tool' || !written?.length) return undefined;
+  // A note of what people changed of the call may come first: the output is what follows it.
+  const { result } = splitChangeNotes(message.content);
+  if (!result.startsWith(MARK)) return undefined;
   let parsed: JsonValue;
   try {
-    parsed = JSON.parse(message.content) as JsonValue;
+    parsed = JSON.parse(result) as JsonValue;
   } catch {
     return undefined;
   }

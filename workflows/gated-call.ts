@@ -4,7 +4,13 @@ import { describeCall } from './describe.js';
 import { policyOf, requirementOf, type PolicyDecision } from './evaluate-policy.js';
 import type { RunContext } from './run-context.js';
 import { runCall } from './run-call.js';
-import { deniedMessage, expiredMessage, rejectedMessage, resultMessage } from './tool-messages.js';
+import {
+  deniedMessage,
+  editedCallMessage,
+  expiredMessage,
+  rejectedMessage,
+  resultMessage,
+} from './tool-messages.js';
 
 /** One call the policy sent to a human: wait for the decision, then synthesize the tool's response. */
 export async function gatedCall(
@@ -38,11 +44,14 @@ export async function gatedCall(
     ctx.totals.drop(toolCallId);
   switch (view.status) {
     case 'approved':
-    case 'edited':
-      return runCall(ctx, tool, toolCallId, outcome?.args ?? args, {
+    case 'edited': {
+      const ran = await runCall(ctx, tool, toolCallId, outcome?.args ?? args, {
         trackingId: view.trackingId,
         approvedBy: outcome?.by ?? [],
       });
+      // Told only the result of arguments it did not propose, a model may propose its own again.
+      return view.status === 'edited' ? editedCallMessage(outcome?.by ?? [], outcome?.diff ?? [], ran) : ran;
+    }
     case 'responded':
       return resultMessage(outcome?.result ?? null);
     case 'rejected':

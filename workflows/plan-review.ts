@@ -1,5 +1,6 @@
 import type { ApprovalPolicy, PlanStep, Requirement, ToolCall } from '../protocol/index.js';
 import { awaitHumanDecision } from './approval-gate.js';
+import { diffJson } from './arg-diff.js';
 import { mergeRequirements } from '../protocol/requirements.js';
 import { policyOf, requirementOf, verdictOf, type ResolvedTier } from './evaluate-policy.js';
 import { deniedCall } from './gated-call.js';
@@ -9,7 +10,9 @@ import { runCall } from './run-call.js';
 import {
   addedStepMessage,
   cutFromPlanMessage,
+  editedCallMessage,
   expiredMessage,
+  movedStepMessage,
   planRejectedMessage,
 } from './tool-messages.js';
 
@@ -81,6 +84,9 @@ export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promis
   for (const item of items) if (!kept.has(item.call.id)) ctx.totals.drop(item.call.id);
   const ids = finalPlan.map((step) => step.toolCallId ?? ctx.nextAddedCallId());
   finalPlan.forEach((step, i) => ctx.totals.count(ids[i]!, ctx.tools.get(step.tool)!, step.args));
+  const proposedOrder = items.map((item) => item.call.id).filter((id) => kept.has(id));
+  const approvedOrder = finalPlan.flatMap((step) => (step.toolCallId === undefined ? [] : [step.toolCallId]));
+  const reordered = proposedOrder.some((id, i) => approvedOrder[i] !== id);
   // Steps run one after another: a reordered plan is an order.
   for (const [i, step] of finalPlan.entries()) {
     const tool = ctx.tools.get(step.tool)!;
@@ -100,7 +106,12 @@ export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promis
     const content = denied
       ? deniedCall(ctx, tool, toolCallId)
       : await runCall(ctx, tool, toolCallId, step.args, { trackingId: view.trackingId, approvedBy });
-    result.messages.push({ toolCallId, content: added ? addedStepMessage(content) : content });
+    result.messages.push({
+      toolCallId,
+      content: added
+        ? addedStepMessage(content)
+        : changedStepMessage(items, step, i, reordered, approvedBy, content),
+    });
   }
   for (const item of items) {
     if (!kept.has(item.call.id)) {
@@ -111,6 +122,23 @@ export async function reviewPlan(ctx: RunContext, items: ToolCallItem[]): Promis
     }
   }
   return result;
+}
+
+/**
+ * A proposed step's message, with what a person changed of it before it ran: its arguments, and its
+ * place when they reordered the plan (a step that moved only because another was cut or added did not).
+ */
+function changedStepMessage(
+  items: ToolCallItem[],
+  step: PlanStep,
+  index: number,
+  reordered: boolean,
+  by: string[],
+  content: string,
+): string {
+  const proposed = items.findIndex((item) => item.call.id === step.toolCallId);
+  const edited = editedCallMessage(by, diffJson(items[proposed]!.args, step.args), content);
+  return reordered && proposed !== index ? movedStepMessage(proposed + 1, index + 1, edited) : edited;
 }
 
 /** One plan, one deadline: the earliest of its calls' tiers; self-approval only where all allow it. */

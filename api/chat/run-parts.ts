@@ -20,6 +20,7 @@ import { repeatSignoffRefusal, roleRefusal, selfApprovalRefusal } from '../../pr
 import { missing, requirementLines } from '../../protocol/requirements.js';
 import { approvalIdOf } from './approval-id.js';
 import type { ChatApproval, ChatApprovalDecided, ChatDecisionRefused } from './chat-stream-schemas.js';
+import { splitChangeNotes } from '../../protocol/change-notes.js';
 
 export type ChatPart =
   | { type: 'step'; step: number }
@@ -85,8 +86,10 @@ const REFUSED: readonly ApprovalStatus[] = ['rejected', 'expired', 'cancelled'];
 export function runView(state: RunState, reader: ApproverIdentity, contextLength: number): RunView {
   const own = state.transcript.slice(contextLength + 2);
   const toolMessages = new Map<string, string>();
+  // The call's output, without the notes the model is told of what people changed (the parts say that).
   for (const message of own)
-    if (message.role === 'tool') toolMessages.set(message.tool_call_id, message.content);
+    if (message.role === 'tool')
+      toolMessages.set(message.tool_call_id, splitChangeNotes(message.content).result);
   const approvalsOf = groupApprovals(state.approvals);
   const parts: ChatPart[] = [];
   let waitsOnReader = false;

@@ -5,10 +5,21 @@ import type { ChatCompletionRequest } from 'countersign/dev';
 export type Refusal = 'rejected' | 'removed' | 'expired' | 'denied' | 'withheld' | 'unanswered';
 
 /** How a tool message reads to the model: a result, a refusal, or a failure. */
-export type Outcome =
+export type Outcome = (
   | { kind: 'ok'; data: unknown; text: string }
   | { kind: 'refused'; reason: Refusal; message?: string; text: string }
-  | { kind: 'failed'; text: string };
+  | { kind: 'failed'; text: string }
+) & {
+  /** What a reviewer changed of the call before it ran, as the note before the result says. */
+  changes?: Change[];
+};
+
+/** One argument a reviewer changed: `before` or `after` is missing where they added or removed it. */
+export interface Change {
+  field: string;
+  before?: unknown;
+  after?: unknown;
+}
 
 const REFUSALS: [RegExp, Refusal][] = [
   [/removed this call .* from the plan/, 'removed'],
@@ -49,14 +60,51 @@ export interface Conversation {
   tools: Set<string>;
 }
 
-const ADDED = '(A human reviewer added this call to the plan.) ';
+/** The notes before a result: "(A human reviewer added this call to the plan.) ", and the like. */
+const NOTE = /^\(A human reviewer ((?:[^"]|"(?:[^"\\]|\\.)*")*?)\.\) /;
+const EDITED = /^\(A human reviewer \(.*?\) changed the arguments before this call ran: /;
+/** "amount from 2500 to 2000", "memo set to \"rent\"", "memo removed (was \"x\")", values in JSON. */
+const VALUE = String.raw`(-?[\d.eE+]+|true|false|null|"(?:[^"\\]|\\.)*")`;
+const CHANGE = new RegExp(
+  String.raw`^(\S+) (?:from ${VALUE} to ${VALUE}|set to ${VALUE}|removed \(was ${VALUE}\))(?:; |$)`,
+);
+
+/** What the workflow's note of an edit says changed; values it cut short or cannot read are left out. */
+function readChanges(note: string): Change[] {
+  const changes: Change[] = [];
+  let rest = note.replace(EDITED, '');
+  for (let match = CHANGE.exec(rest); match; match = CHANGE.exec(rest)) {
+    const [whole, field, before, after, set, removed] = match;
+    changes.push({
+      field: field!,
+      ...(before !== undefined
+        ? { before: JSON.parse(before) as unknown, after: JSON.parse(after!) as unknown }
+        : {}),
+      ...(set !== undefined ? { after: JSON.parse(set) as unknown } : {}),
+      ...(removed !== undefined ? { before: JSON.parse(removed) as unknown } : {}),
+    });
+    rest = rest.slice(whole.length);
+  }
+  return changes;
+}
 
 /**
  * Classifies a tool message by the wording the workflow uses in a tool's place (see
- * workflows/tool-messages.ts); anything else is the tool's own result.
+ * workflows/tool-messages.ts); anything else is the tool's own result. Notes of what a reviewer
+ * changed (added, moved or edited the call) come first, then the result.
  */
 export function classify(text: string): Outcome {
-  const body = text.startsWith(ADDED) ? text.slice(ADDED.length) : text;
+  let body = text;
+  const changes: Change[] = [];
+  for (let note = NOTE.exec(body); note; note = NOTE.exec(body)) {
+    changes.push(...readChanges(`(A human reviewer ${note[1]!}`));
+    body = body.slice(note[0].length);
+  }
+  const outcome = classifyResult(body);
+  return changes.length > 0 ? { ...outcome, changes } : outcome;
+}
+
+function classifyResult(body: string): Outcome {
   const refusal = REFUSALS.find(([pattern]) => pattern.test(body));
   if (refusal) {
     const message = /Their message: "([\s\S]*)"\./.exec(body)?.[1];

@@ -9,8 +9,10 @@ import type {
 import {
   cutFromPlanMessage,
   deniedMessage,
+  editedCallMessage,
   expiredMessage,
   failedMessage,
+  movedStepMessage,
   rejectedMessage,
 } from '../../workflows/tool-messages.js';
 
@@ -101,19 +103,43 @@ describe('bank-transfer rules', () => {
     assert.equal(new Set(reply.tool_calls!.map((c) => c.id)).size, 2);
   });
 
-  test('reports an edited amount and the new balances', () => {
+  test('reports what a reviewer changed, from the note before the result, and the new balances', () => {
     const chat = new Chat('bank-transfer', 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444');
     chat.next();
-    chat.results({
+    const result = JSON.stringify({
       status: 'executed',
       transfer: { id: 'tx', from: '4242 4242 4242 4242', to: '5555 5555 5555 4444', amount: 2000 },
       balances: { '4242 4242 4242 4242': 10_000, '5555 5555 5555 4444': 5_000 },
     });
+    // The message the workflow writes after an edit: the note of what changed, then the result.
+    const diff = [
+      { path: '/amount', before: 2500, after: 2000 },
+      { path: '/memo', after: 'Rent, with "late" fee.) paid' },
+    ];
+    chat.results(editedCallMessage(['lee'], diff, result));
     const reply = chat.next();
     assert.equal(reply.tool_calls, undefined);
-    assert.match(reply.content!, /Transferred \$2,000\.00/);
-    assert.match(reply.content!, /changed the amount from \$2,500\.00 to \$2,000\.00/);
+    assert.match(
+      reply.content!,
+      /Transferred \$2,000\.00 from 4242 4242 4242 4242 to 5555 5555 5555 4444 \(a reviewer changed the amount from \$2,500\.00 to \$2,000\.00, the memo to "Rent, with \\"late\\" fee\.\) paid"\)\./,
+    );
     assert.match(reply.content!, /4242 4242 4242 4242: \$10,000\.00/);
+  });
+
+  test('reads the notes of a plan review before the result: a moved step, an edited one', () => {
+    const chat = new Chat('bank-transfer', 'Transfer $2,500 from 4242 4242 4242 4242 to 5555 5555 5555 4444');
+    chat.next();
+    const result = JSON.stringify({
+      status: 'executed',
+      transfer: { id: 'tx', from: '4242 4242 4242 4242', to: '5555 5555 5555 4444', amount: 900 },
+      balances: {},
+    });
+    const edited = editedCallMessage(['lee'], [{ path: '/amount', before: 2500, after: 900 }], result);
+    chat.results(movedStepMessage(2, 1, edited));
+    assert.match(
+      chat.next().content!,
+      /Transferred \$900\.00 .*\(a reviewer changed the amount from \$2,500\.00 to \$900\.00\)/,
+    );
   });
 
   test('a rejection is reported and not retried', () => {

@@ -1,5 +1,5 @@
 import type { AssistantReply } from 'countersign/dev';
-import type { Conversation, Step } from '../conversation.js';
+import type { Change, Conversation, Step } from '../conversation.js';
 import { answer, callTools, dollars, failureLine, isObject, parseAmount, refusalLine } from '../reply.js';
 
 const ACCOUNT = String.raw`(\d(?:[\d -]*\d)?)`;
@@ -24,20 +24,27 @@ function describe(step: Step): string {
   if (outcome.kind === 'failed') return failureLine(step, proposed);
   const result = outcome.data;
   if (!isObject(result) || !isObject(result.transfer)) return `The transfer returned: ${outcome.text}`;
-  const t = result.transfer as { from: string; to: string; amount: number };
   // What the tool was given, which a reviewer may have edited: never the model's own proposal.
-  const edited =
-    t.amount !== Number(call.args.amount)
-      ? ` A reviewer changed the amount from ${dollars(Number(call.args.amount))} to ${dollars(t.amount)} before approving.`
-      : '';
+  const t = result.transfer as { from: string; to: string; amount: number };
+  const edited = outcome.changes?.length
+    ? ` (a reviewer changed ${outcome.changes.map(describeChange).join(', ')})`
+    : '';
   if (result.status !== 'executed')
-    return `The transfer of ${dollars(t.amount)} from ${t.from} to ${t.to} failed: ${String(result.error)}.${edited}`;
+    return `The transfer of ${dollars(t.amount)} from ${t.from} to ${t.to}${edited} failed: ${String(result.error)}.`;
   const balances = isObject(result.balances)
     ? Object.entries(result.balances)
         .map(([account, balance]) => `${account}: ${dollars(Number(balance))}`)
         .join(', ')
     : '';
-  return `Transferred ${dollars(t.amount)} from ${t.from} to ${t.to}.${edited} New balances: ${balances}.`;
+  return `Transferred ${dollars(t.amount)} from ${t.from} to ${t.to}${edited}. New balances: ${balances}.`;
+}
+
+/** "the amount from $2,500.00 to $2,000.00", "the memo to \"rent\"", as the workflow's note told it. */
+function describeChange(change: Change): string {
+  const value = (v: unknown) => (change.field === 'amount' ? dollars(Number(v)) : JSON.stringify(v));
+  if (change.after === undefined) return `the ${change.field}, removing ${value(change.before)}`;
+  if (change.before === undefined) return `the ${change.field} to ${value(change.after)}`;
+  return `the ${change.field} from ${value(change.before)} to ${value(change.after)}`;
 }
 
 export function bankRule(conversation: Conversation): AssistantReply {
