@@ -30,7 +30,7 @@ function describe(step: Step): string {
     ? ` (a reviewer changed ${outcome.changes.map(describeChange).join(', ')})`
     : '';
   if (result.status !== 'executed')
-    return `The transfer of ${dollars(t.amount)} from ${t.from} to ${t.to}${edited} failed: ${String(result.error)}.`;
+    return `The transfer of ${dollars(t.amount)} from ${t.from} to ${t.to} failed: ${String(result.error)}${edited}.`;
   const balances = isObject(result.balances)
     ? Object.entries(result.balances)
         .map(([account, balance]) => `${account}: ${dollars(Number(balance))}`)
