@@ -1,5 +1,5 @@
 import type { ApprovalView } from '../protocol/index.js';
-import type { EditNote, MessagesUpdate, PostedMessage } from '../workflows/activity-types.js';
+import type { EditNote, MessagesUpdate, PostedMessage, ReminderNote } from '../workflows/activity-types.js';
 
 /** Where a notifier's deliveries stand, kept across the activity's retries. */
 export interface DeliveryProgress {
@@ -45,6 +45,11 @@ export interface Notifier {
     },
     /** The edit that made this revision, when one did. */
     edit?: EditNote,
+    /**
+     * A reminder before the deadline, to those still needed: deliver under keys of its own (one
+     * reminder never stands for another, nor for the first notification).
+     */
+    reminder?: ReminderNote,
   ): Promise<void>;
   /**
    * Changes the messages `notify` posted to say what became of the approval. Deliveries are keyed

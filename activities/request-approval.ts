@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { whileHeartbeating } from './keep-alive.js';
 import type { ApprovalView } from '../protocol/index.js';
-import type { EditNote, NotifiedTicket, PostedMessage } from '../workflows/activity-types.js';
+import type { EditNote, NotifiedTicket, PostedMessage, ReminderNote } from '../workflows/activity-types.js';
 import type { Notifier } from './notifier.js';
 
 /**
@@ -12,7 +12,11 @@ import type { Notifier } from './notifier.js';
  * update them.
  */
 export function createRequestApproval(notifier: Notifier | undefined) {
-  return async function requestApproval(approval: ApprovalView, edit?: EditNote): Promise<NotifiedTicket> {
+  return async function requestApproval(
+    approval: ApprovalView,
+    edit?: EditNote,
+    reminder?: ReminderNote,
+  ): Promise<NotifiedTicket> {
     const ticket: NotifiedTicket = { status: 'pending', trackingId: approval.trackingId };
     if (!notifier) return ticket;
     const context = Context.current();
@@ -48,6 +52,7 @@ export function createRequestApproval(notifier: Notifier | undefined) {
               },
             },
             edit,
+            reminder,
           ),
         details,
       );

@@ -11,6 +11,8 @@ export interface EmailLinks {
   approve?: string;
   reject?: string;
   inbox: string;
+  /** A reminder before the deadline: its subject and first line say so, and when the deadline is. */
+  reminder?: boolean;
 }
 
 export interface RenderedEmail {
@@ -125,7 +127,8 @@ export function renderApprovalEmail(
   const outcome = approval.kind === 'outcome';
   const secret = approval.kind === 'secret';
   const headline = shown(`Agent ${approval.agent} ${KIND_TITLE[approval.kind]} ${approval.tool}`);
-  const subject = `[Countersign] ${approval.escalated ? 'Escalated: ' : ''}${headline}`;
+  const due = `Reminder: still waiting for you, due by ${approval.deadline}`;
+  const subject = `[Countersign] ${links.reminder ? `Reminder (due by ${approval.deadline}): ` : ''}${approval.escalated ? 'Escalated: ' : ''}${headline}`;
   const description = shown(approval.description);
   const facts: [string, string][] = [
     ['Tracking id', approval.trackingId],
@@ -146,6 +149,7 @@ export function renderApprovalEmail(
   const text = [
     `Hello ${approver.name ?? approver.id},`,
     '',
+    ...(links.reminder ? [due + '.', ''] : []),
     headline + '.',
     description,
     ...explained,
@@ -168,7 +172,7 @@ export function renderApprovalEmail(
   const html = `<!doctype html>
 <html><body style="font-family:system-ui,sans-serif;color:#1c1c1c;max-width:640px">
 <p>Hello ${escapeHtml(approver.name ?? approver.id)},</p>
-<h2 style="font-size:18px">${escapeHtml(headline)}</h2>
+${links.reminder ? `<p><strong>${escapeHtml(due)}.</strong></p>\n` : ''}<h2 style="font-size:18px">${escapeHtml(headline)}</h2>
 <p>${escapeHtml(description)}</p>
 ${explained.map((line) => `<p><strong>${escapeHtml(line)}</strong></p>`).join('\n')}
 <table style="border-collapse:collapse">${facts

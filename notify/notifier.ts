@@ -1,5 +1,6 @@
 import type { DeliveryProgress, Notifier } from '../activities/notifier.js';
 import type { ApprovalView, ApproverIdentity } from '../protocol/index.js';
+import type { ReminderNote } from '../workflows/activity-types.js';
 import { renderApprovalEmail } from './email.js';
 import { signLink, type LinkAction } from './links.js';
 import { SlackRefused } from './slack/failures.js';
@@ -54,6 +55,13 @@ export function recipientsFor(approval: ApprovalView, approvers: ApproverIdentit
       !signed.has(a.id) &&
       (approval.allowSelfApproval || a.id !== approval.requester),
   );
+}
+
+/** The keys' round: `initial`, `r<revision>` after an edit or escalation, `remind<n>` (`r<revision>-remind<n>`). */
+function roundOf(approval: ApprovalView, reminder: ReminderNote | undefined): string {
+  if (!reminder) return approval.revision === 1 ? 'initial' : `r${approval.revision}`;
+  const remind = `remind${reminder.number}`;
+  return approval.revision === 1 ? remind : `r${approval.revision}-${remind}`;
 }
 
 export function inboxUrl(publicUrl: string, trackingId: string): string {
@@ -149,10 +157,10 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
     `${base}/links/${signLink(options.signingSecret, { trackingId: approval.trackingId, approverId: approver.id, action, expiresAt: expiresAt(approval), revision: approval.revision })}`;
 
   return {
-    async notify(approval, progress, edit) {
-      // Each revision (an edit, an escalation) notifies again under new keys, with links for it;
-      // retries of one activity skip what was sent, or failed for good.
-      const round = approval.revision === 1 ? 'initial' : `r${approval.revision}`;
+    async notify(approval, progress, edit, reminder) {
+      // Each revision (an edit, an escalation) notifies again under new keys, with links for it, and
+      // so does each reminder; retries of one activity skip what was sent, or failed for good.
+      const round = roundOf(approval, reminder);
       const { deliver, finish } = deliveries(progress);
       const recipients = recipientsFor(approval, options.approvers);
       for (const approver of recipients) {
@@ -170,6 +178,7 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
               ? link(approval, approver, 'reject')
               : undefined,
           inbox: inboxUrl(base, approval.trackingId),
+          ...(reminder ? { reminder: true } : {}),
         });
         const to = approver.email;
         await deliver(key, () =>
@@ -178,9 +187,9 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
             to,
             ...rendered,
             fileKey:
-              approval.revision === 1
+              round === 'initial'
                 ? `${approval.trackingId}-${approver.id}`
-                : `${approval.trackingId}-r${approval.revision}-${approver.id}`,
+                : `${approval.trackingId}-${round}-${approver.id}`,
           }),
         );
       }
@@ -191,6 +200,7 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
           postWebhook(webhookUrl, options.signingSecret, {
             type: 'approval.requested',
             approval,
+            ...(reminder ? { reminder } : {}),
             inboxUrl: inboxUrl(base, approval.trackingId),
           }),
         );
@@ -204,7 +214,8 @@ export function createNotifier(options: NotifierOptions): CountersignNotifier {
           round,
           deliver,
           (message) => progress.onPosted(message),
-          edit,
+          reminder ? undefined : edit,
+          reminder !== undefined,
         );
       // The activity retries what may yet go through; the next attempt skips what is done.
       finish();

@@ -175,6 +175,59 @@ export const TimeoutAction = z.discriminatedUnion('action', [
 export type TimeoutAction = z.infer<typeof TimeoutAction>;
 
 /**
+ * A reminder before an approval's deadline: those who may still decide it, and have not signed, are
+ * notified once more through each channel they use, `beforeDeadlineSeconds` before the deadline.
+ *
+ * @example
+ * ```ts
+ * import type { Reminder } from 'countersign';
+ *
+ * const anHourBefore: Reminder = { beforeDeadlineSeconds: 3600 };
+ * ```
+ */
+export const Reminder = z.strictObject({
+  beforeDeadlineSeconds: z.number().positive({ message: 'a reminder must come before the deadline' }),
+});
+export type Reminder = z.infer<typeof Reminder>;
+
+/** At most this many reminders per policy or tier: each one notifies everyone still needed. */
+const MAX_REMINDERS = 5;
+
+/** A list of reminders: distinct, and not too many. */
+const Reminders = z
+  .array(Reminder)
+  .max(MAX_REMINDERS, { message: `at most ${MAX_REMINDERS} reminders` })
+  .superRefine((reminders, ctx) => {
+    const seen = new Set<number>();
+    reminders.forEach((r, i) => {
+      if (seen.has(r.beforeDeadlineSeconds))
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'beforeDeadlineSeconds'],
+          message: `a second reminder ${r.beforeDeadlineSeconds} seconds before the deadline`,
+        });
+      seen.add(r.beforeDeadlineSeconds);
+    });
+  });
+
+/** Issues for reminders that would come at or before the request itself, with `deadlineSeconds`. */
+function remindersWithin(
+  reminders: Reminder[] | undefined,
+  deadlineSeconds: number,
+  path: (string | number)[],
+  ctx: z.RefinementCtx,
+): void {
+  reminders?.forEach((r, i) => {
+    if (r.beforeDeadlineSeconds >= deadlineSeconds)
+      ctx.addIssue({
+        code: 'custom',
+        path: [...path, i, 'beforeDeadlineSeconds'],
+        message: `a reminder ${r.beforeDeadlineSeconds} seconds before a ${deadlineSeconds}-second deadline would come before the request`,
+      });
+  });
+}
+
+/**
  * An `approve` outcome with its own approvers, quorum, deadline and timeout action: a transfer over
  * $100,000 needs two `cfo` sign-offs within four hours. A field left out falls back to the tool's
  * policy.
@@ -208,6 +261,8 @@ export const ApprovalTier = z.strictObject({
   requiredApprovals: z.number().int().min(1).optional(),
   deadlineSeconds: z.number().positive().optional(),
   onTimeout: TimeoutAction.optional(),
+  /** Reminders before this tier's deadline; the policy's `remind` when absent. */
+  remind: Reminders.optional(),
 });
 export type ApprovalTier = z.infer<typeof ApprovalTier>;
 
@@ -250,24 +305,45 @@ export const PolicyRule: z.ZodType<PolicyRule> = z.lazy(() =>
  * policy.deadlineSeconds; // 86400, then `onTimeout`: { action: 'reject' }
  * ```
  */
-export const ApprovalPolicy = z.strictObject({
-  /** Needs a human unless the rule says otherwise: safe by default. */
-  when: PolicyRule.default('approve'),
-  decisions: z.array(DecisionType).min(1).default(['approve', 'edit', 'reject']),
-  /** Top-level argument names an `edit` may change; all of them when absent. */
-  editableFields: z.array(z.string().min(1)).optional(),
-  /** Shown to the approver; `{{field}}` is replaced by that argument. */
-  description: z.string().optional(),
-  /** Roles allowed to decide. */
-  approvers: z.array(z.string().min(1)).min(1).default(['admin']),
-  /** A quorum of distinct approvers. */
-  requiredApprovals: z.number().int().min(1).default(1),
-  allowSelfApproval: z.boolean().default(false),
-  deadlineSeconds: z.number().positive().default(86_400),
-  onTimeout: TimeoutAction.default({ action: 'reject' }),
-  /** Hold the tool's output for a human before the model sees it. */
-  reviewResult: z.boolean().default(false),
-});
+export const ApprovalPolicy = z
+  .strictObject({
+    /** Needs a human unless the rule says otherwise: safe by default. */
+    when: PolicyRule.default('approve'),
+    decisions: z.array(DecisionType).min(1).default(['approve', 'edit', 'reject']),
+    /** Top-level argument names an `edit` may change; all of them when absent. */
+    editableFields: z.array(z.string().min(1)).optional(),
+    /** Shown to the approver; `{{field}}` is replaced by that argument. */
+    description: z.string().optional(),
+    /** Roles allowed to decide. */
+    approvers: z.array(z.string().min(1)).min(1).default(['admin']),
+    /** A quorum of distinct approvers. */
+    requiredApprovals: z.number().int().min(1).default(1),
+    allowSelfApproval: z.boolean().default(false),
+    deadlineSeconds: z.number().positive().default(86_400),
+    onTimeout: TimeoutAction.default({ action: 'reject' }),
+    /** Hold the tool's output for a human before the model sees it. */
+    reviewResult: z.boolean().default(false),
+    /** Reminders before the deadline, to those still needed; a tier may name its own. */
+    remind: Reminders.optional(),
+  })
+  .superRefine((policy, ctx) => {
+    // Each reminder must fall after the request: within the deadline it counts back from.
+    remindersWithin(policy.remind, policy.deadlineSeconds, ['remind'], ctx);
+    const walk = (rule: PolicyRule, path: (string | number)[]): void => {
+      if (typeof rule !== 'object') return;
+      if ('approve' in rule) {
+        const tier = rule.approve;
+        const deadline = tier.deadlineSeconds ?? policy.deadlineSeconds;
+        if (tier.remind) remindersWithin(tier.remind, deadline, [...path, 'approve', 'remind'], ctx);
+        else if (tier.deadlineSeconds !== undefined)
+          remindersWithin(policy.remind, deadline, [...path, 'approve', 'deadlineSeconds'], ctx);
+        return;
+      }
+      walk(rule.then, [...path, 'then']);
+      walk(rule.else, [...path, 'else']);
+    };
+    walk(policy.when, ['when']);
+  });
 export type ApprovalPolicy = z.output<typeof ApprovalPolicy>;
 /**
  * An `ApprovalPolicy` as you write it, defaults left out: what `defineTool` takes as `approval`.

@@ -106,6 +106,12 @@ export interface EditNote {
   diff: ArgChange[];
 }
 
+/** A reminder before an approval's deadline: which of the policy's it is, counted from 1. */
+export interface ReminderNote {
+  number: number;
+  beforeDeadlineSeconds: number;
+}
+
 /**
  * The activities the workflow schedules. Declared here, beside the workflow, so workflow code needs
  * no import from activities/ (which may reach Node modules); the worker's activities implement it.
@@ -114,9 +120,10 @@ export interface CountersignActivities {
   callModel(input: ModelCallInput): Promise<ModelReply>;
   /**
    * Notifies the approvers; returns at once, the decision arrives later by signal. `edit` is the
-   * edit that made this revision; scheduled by earlier versions without it.
+   * edit that made this revision; scheduled by earlier versions without it. With `reminder`, it
+   * reminds those still needed before the deadline instead.
    */
-  requestApproval(approval: ApprovalView, edit?: EditNote): Promise<NotifiedTicket>;
+  requestApproval(approval: ApprovalView, edit?: EditNote, reminder?: ReminderNote): Promise<NotifiedTicket>;
   /** Updates the messages posted for an approval to say what became of it. */
   updateMessages(update: MessagesUpdate): Promise<void>;
   runTool(input: ToolRunInput): Promise<JsonValue>;

@@ -13,6 +13,7 @@ import type {
   JsonValue,
   PlanStep,
   JsonSchema,
+  Reminder,
   Requirement,
   TimeoutAction,
   ToolSpec,
@@ -26,6 +27,7 @@ import type { CarriedBook } from './continuation.js';
 import { checkDecision, previewEdit, type Accepted } from './check-decision.js';
 import type { EditPreview } from './definitions.js';
 import { PostedMessages } from './posted-messages.js';
+import { remindersOf } from './reminders.js';
 import type { RunLog } from './run-log.js';
 import { mergeRequirements, requirementsMet, summarize } from '../protocol/requirements.js';
 import { validateAgainstSchema } from './validate-args.js';
@@ -60,6 +62,8 @@ export interface ApprovalRequest {
   allowSelfApproval: boolean;
   deadlineSeconds: number;
   onTimeout: TimeoutAction;
+  /** Reminders before the deadline (a tier's); the tool's policy's when absent. */
+  remind?: Reminder[];
 }
 
 export interface RunIdentity {
@@ -89,6 +93,11 @@ export class ApprovalBook {
     /** Called whenever the set of pending approvals changes, to publish it. */
     private readonly onChange: () => void,
   ) {}
+
+  /** The reminders due before the request's deadline, earliest first. */
+  remindersFor(request: ApprovalRequest): Reminder[] {
+    return remindersOf(request, this.run.tools);
+  }
 
   get(trackingId: string): ApprovalView | null {
     return this.records.get(trackingId)?.view ?? null;

@@ -3,7 +3,9 @@ import type { ApprovalView } from '../protocol/index.js';
 import { requestApproval } from './activities.js';
 import { REVISIONS_PATCH, type ApprovalBook, type ApprovalRequest } from './approval-book.js';
 import type { ApprovalRecord } from './approval-record.js';
+import type { ReminderNote } from './activity-types.js';
 import { postedBy } from './posted-messages.js';
+import { ReminderClock, REMINDERS_PATCH } from './reminders.js';
 
 /**
  * Asks a human and waits, durably, for the decision or the deadline. Decisions are applied by the
@@ -22,19 +24,29 @@ export async function awaitHumanDecision(
   if (!resumed) void notify(book, record);
   // Runs recorded before revisions waited on the status alone.
   const revisions = patched(REVISIONS_PATCH);
+  const reminders = book.remindersFor(request);
+  const clock = reminders.length > 0 && patched(REMINDERS_PATCH) ? new ReminderClock(reminders) : undefined;
   for (;;) {
     const { deadline, revision } = view;
     const remaining = Date.parse(deadline) - Date.now();
+    // The timer runs to the next reminder, if one comes first; a decision cancels it.
+    const reminder = clock?.due(view, Date.now());
+    const wait = reminder ? reminder.at - Date.now() : remaining;
     // An edit makes a new revision, maybe with an earlier deadline: wait again from there.
     const changed = () =>
       view.status !== 'pending' || (revisions && (view.deadline !== deadline || view.revision !== revision));
-    if (remaining > 0 && (await condition(changed, remaining))) {
+    if (remaining > 0 && (await condition(changed, wait))) {
       if (view.status !== 'pending') return view;
       // Everyone still needed is told again, with links for the new revision.
       if (view.revision !== revision) void notify(book, record);
       continue;
     }
     if (view.status !== 'pending') return view;
+    if (clock && reminder) {
+      clock.sent();
+      void notify(book, record, reminder.note);
+      continue;
+    }
     const onTimeout = view.onTimeout;
     if (onTimeout.action === 'escalate' && !view.escalated) {
       book.escalate(record, onTimeout);
@@ -51,12 +63,17 @@ export async function awaitHumanDecision(
  * failed, and a cancelled run simply abandons notifications in flight. The messages they posted
  * are kept, to update as the approval changes.
  */
-async function notify(book: ApprovalBook, record: ApprovalRecord): Promise<void> {
+async function notify(book: ApprovalBook, record: ApprovalRecord, reminder?: ReminderNote): Promise<void> {
   const view = record.view;
   const { round, edit } = book.messages.begin(record);
   book.notifying++;
   try {
-    const ticket = await (edit ? requestApproval(view, edit) : requestApproval(view));
+    // A reminder shows the proposal as it is; the edit that made it was told when it was made.
+    const ticket = await (reminder
+      ? requestApproval(view, undefined, reminder)
+      : edit
+        ? requestApproval(view, edit)
+        : requestApproval(view));
     book.messages.posted(record, round, postedBy(ticket));
   } catch (err) {
     if (!isCancellation(err)) {

@@ -5,6 +5,7 @@ import type {
   JsonObject,
   JsonValue,
   PolicyRule,
+  Reminder,
   Requirement,
   TimeoutAction,
   ToolSpec,
@@ -26,6 +27,8 @@ export interface ResolvedTier {
   requiredApprovals: number;
   deadlineSeconds: number;
   onTimeout: TimeoutAction;
+  /** Reminders before the deadline: the tier's, else the policy's. */
+  remind?: Reminder[];
 }
 
 /** What the policy says of one call, and why: the conditions on the path it took. */
@@ -82,6 +85,7 @@ export function evaluatePolicy(
       requiredApprovals: tier.requiredApprovals ?? policy.requiredApprovals,
       deadlineSeconds: tier.deadlineSeconds ?? policy.deadlineSeconds,
       onTimeout: tier.onTimeout ?? policy.onTimeout,
+      ...((tier.remind ?? policy.remind) ? { remind: tier.remind ?? policy.remind } : {}),
     },
   };
 }

@@ -37,6 +37,7 @@ export async function gatedCall(
     allowSelfApproval: policy.allowSelfApproval,
     deadlineSeconds: tier.deadlineSeconds,
     onTimeout: tier.onTimeout,
+    ...(tier.remind ? { remind: tier.remind } : {}),
   });
   const outcome = view.outcome;
   if (view.status === 'edited' && outcome?.args) ctx.totals.count(toolCallId, tool, outcome.args);

@@ -213,12 +213,27 @@ function editedFrom(edit: EditNote): SlackBlock[] {
  * The message for a pending approval: what is asked and why, what is still needed (in the rule
  * words every channel uses), what is proposed, who asked, the deadline, and the buttons.
  */
-export function approvalCard(approval: ApprovalView, inbox: string, edit?: EditNote): SlackMessage {
+export function approvalCard(
+  approval: ApprovalView,
+  inbox: string,
+  edit?: EditNote,
+  /** A reminder before the deadline: said in its header and first line. */
+  reminder = false,
+): SlackMessage {
   const why = explanation(approval);
   const needs = requirementLines(approval).map((line) => `• ${escaped(line)}`);
   const signed = approval.approvals.map((s) => `${escaped(s.approver)} (${s.channel})`);
+  const title = `${reminder ? 'Reminder: ' : ''}${headline(approval)}`;
   const blocks: SlackBlock[] = [
-    { type: 'header', text: plain(headline(approval), HEADER_MAX) },
+    { type: 'header', text: plain(title, HEADER_MAX) },
+    ...(reminder
+      ? [
+          {
+            type: 'section' as const,
+            text: markup(`*Reminder:* still waiting for a decision, due by ${slackTime(approval.deadline)}`),
+          },
+        ]
+      : []),
     { type: 'section', text: plain(approval.description) },
     ...(why ? [{ type: 'section' as const, text: plain(why) }] : []),
     facts(approval),
@@ -240,7 +255,7 @@ export function approvalCard(approval: ApprovalView, inbox: string, edit?: EditN
       ],
     },
   ];
-  return { text: cut(escaped(`${headline(approval)}: ${approval.description}`), SECTION_MAX), blocks };
+  return { text: cut(escaped(`${title}: ${approval.description}`), SECTION_MAX), blocks };
 }
 
 /**

@@ -45,8 +45,9 @@ export function slackPoster(options: SlackNotifierOptions, inboxUrl: (trackingId
     deliver: Deliver,
     posted: (message: PostedMessage) => void,
     edit?: EditNote,
+    reminder = false,
   ): Promise<void> {
-    const card = approvalCard(approval, inboxUrl(approval.trackingId), edit);
+    const card = approvalCard(approval, inboxUrl(approval.trackingId), edit, reminder);
     const channel = options.channel;
     const channelKey = `slack:${round}:channel`;
     if (channel && !done(channelKey))
