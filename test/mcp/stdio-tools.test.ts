@@ -139,7 +139,11 @@ test('an edit is checked against the server schema: an invalid one is refused, a
     args: { id: 'T-2', reason: 'duplicate' },
   });
   assert.equal(edited.status, 200, edited.text);
-  assert.equal(await toolMessage(stack, runId), 'closed T-2: duplicate');
+  // The model reads what the reviewer changed, then the server's result.
+  assert.equal(
+    await toolMessage(stack, runId),
+    '(A human reviewer (alice) changed the arguments before this call ran: id from "T-1" to "T-2"; reason from "fixed" to "duplicate".) closed T-2: duplicate',
+  );
   assert.deepEqual(
     callsFor(runId, 'close_ticket').map((c) => c.args),
     [{ id: 'T-2', reason: 'duplicate' }],
