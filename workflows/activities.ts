@@ -17,8 +17,11 @@ export const { callModel } = proxyActivities<CountersignActivities>({
   },
 });
 
-/** Notifications: retried for a while; the approval is visible in the inbox whatever happens to them. */
-export const { requestApproval } = proxyActivities<CountersignActivities>({
+/**
+ * Notifications and the updates of what they posted: retried for a while (a Slack outage only
+ * delays them); the approval is visible in the inbox whatever happens to them.
+ */
+export const NOTIFY_ACTIVITY = {
   startToCloseTimeout: '1 minute',
   heartbeatTimeout: '10 seconds',
   retry: {
@@ -27,7 +30,9 @@ export const { requestApproval } = proxyActivities<CountersignActivities>({
     maximumInterval: '1 minute',
     maximumAttempts: 8,
   },
-});
+} as const;
+
+export const { requestApproval } = proxyActivities<CountersignActivities>(NOTIFY_ACTIVITY);
 
 /** One attempt of a tool: how long it may run, and how soon one that went silent is given up on. */
 export const TOOL_ATTEMPT = { startToCloseTimeout: '30 minutes', heartbeatTimeout: '10 seconds' } as const;

@@ -17,6 +17,7 @@ import type {
   PostedMessage,
 } from './activity-types.js';
 import type { ApprovalRecord } from './approval-record.js';
+import { NOTIFY_ACTIVITY } from './activities.js';
 import { diffJson } from './arg-diff.js';
 import { failureMessage } from './describe.js';
 
@@ -26,20 +27,8 @@ import { failureMessage } from './describe.js';
  */
 export const FOLLOW_MESSAGES_PATCH = 'countersign-messages-follow-approval';
 
-/**
- * Updates of posted messages: retried as notifications are, so a Slack outage only delays them.
- * Run apart from any cancellation: a cancelled run's messages are the ones to say so.
- */
-const { updateMessages } = proxyActivities<CountersignActivities>({
-  startToCloseTimeout: '1 minute',
-  heartbeatTimeout: '10 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 8,
-  },
-});
+/** Run apart from any cancellation: a cancelled run's messages are the ones to say so. */
+const { updateMessages } = proxyActivities<CountersignActivities>(NOTIFY_ACTIVITY);
 
 /** How long a run that ends waits for the updates of its messages under way. */
 const ENDING_WAIT = '30 seconds';
