@@ -1,7 +1,20 @@
 import type { ApprovalView } from '../protocol/index.js';
 import type { EditNote, MessagesUpdate, PostedMessage, ReminderNote } from '../workflows/activity-types.js';
 
-/** Where a notifier's deliveries stand, kept across the activity's retries. */
+/**
+ * Where a notifier's deliveries stand, kept across the activity's retries.
+ *
+ * @example
+ * ```ts
+ * import type { DeliveryProgress } from 'countersign/worker';
+ *
+ * async function deliverOnce(key: string, progress: DeliveryProgress, send: () => Promise<void>) {
+ *   if (progress.sent.includes(key)) return; // an earlier attempt delivered it
+ *   await send();
+ *   progress.onSent(key);
+ * }
+ * ```
+ */
 export interface DeliveryProgress {
   sent: readonly string[];
   onSent(key: string): void;

@@ -18,6 +18,15 @@ export {
   type CreateWorkerOptions,
 } from './create-worker.js';
 export type { ModelSettings, Notifier } from '../activities/index.js';
+export type { DeliveryProgress } from '../activities/notifier.js';
+export type {
+  ApprovalChange,
+  ChangedBy,
+  EditNote,
+  MessagesUpdate,
+  PostedMessage,
+  ReminderNote,
+} from '../workflows/activity-types.js';
 export { createNotifier, type NotifierOptions, type CountersignNotifier } from '../notify/notifier.js';
 export type { SlackNotifierOptions } from '../notify/slack/options.js';
 export { createMailTransport, type MailTransport, type MailMessage } from '../notify/transport.js';

@@ -63,6 +63,21 @@ export interface ToolRunInput {
 /**
  * A message a notifier posted for an approval, by the ids its channel updates it with (Slack's
  * channel and `ts`): never its content, nor a credential.
+ *
+ * @example
+ * ```ts
+ * import type { Notifier, PostedMessage } from 'countersign/worker';
+ *
+ * const chat: Notifier = {
+ *   async notify(approval, { sent, onSent, onPosted }) {
+ *     if (sent.includes('room')) return;
+ *     const { id } = await room.post(`${approval.tool} waits for you`);
+ *     const posted: PostedMessage = { channel: 'room', ts: id };
+ *     onPosted(posted); // handed back to `update` when the approval changes
+ *     onSent('room');
+ *   },
+ * };
+ * ```
  */
 export interface PostedMessage {
   channel: string;
@@ -72,7 +87,16 @@ export interface PostedMessage {
 /** What the requestApproval activity answers: the ticket, and the messages it posted. */
 export type NotifiedTicket = ApprovalTicket & { posted?: PostedMessage[] };
 
-/** Who took a step, and through which channel. */
+/**
+ * Who took a step, and through which channel.
+ *
+ * @example
+ * ```ts
+ * import type { ChangedBy } from 'countersign/worker';
+ *
+ * const byline = (by: ChangedBy) => `by ${by.actor} through ${by.channel}`;
+ * ```
+ */
 export interface ChangedBy {
   actor: string;
   channel: Channel;
@@ -82,6 +106,14 @@ export interface ChangedBy {
  * What became of an approval since its messages were posted: it settled (by the decision that
  * settled it, or whoever cancelled the run; nobody when it expired), or a new proposal replaced the
  * one they show, through an edit or an escalation, and is posted anew as `revision`.
+ *
+ * @example
+ * ```ts
+ * import type { ApprovalChange } from 'countersign/worker';
+ *
+ * const headline = (change: ApprovalChange) =>
+ *   change.type === 'settled' ? 'decided' : `replaced by revision ${change.revision}`;
+ * ```
  */
 export type ApprovalChange =
   | { type: 'settled'; by?: ChangedBy }
@@ -91,6 +123,23 @@ export type ApprovalChange =
 /**
  * The messages to update and how: `approval` is the approval as they showed it (`edited`,
  * `escalated`), or as it ended (`settled`).
+ *
+ * @example
+ * ```ts
+ * import type { MessagesUpdate, Notifier } from 'countersign/worker';
+ *
+ * const chat: Notifier = {
+ *   async notify() {},
+ *   async update({ approval, change, messages }: MessagesUpdate, { sent, onSent }) {
+ *     for (const message of messages) {
+ *       const key = `${message.ts}:${change.type}`;
+ *       if (sent.includes(key)) continue;
+ *       await room.edit(message.ts, `${approval.tool}: ${approval.status}`);
+ *       onSent(key);
+ *     }
+ *   },
+ * };
+ * ```
  */
 export interface MessagesUpdate {
   approval: ApprovalView;
@@ -98,7 +147,17 @@ export interface MessagesUpdate {
   messages: PostedMessage[];
 }
 
-/** The edit that made an approval's current revision, for the notifications of that revision. */
+/**
+ * The edit that made an approval's current revision, for the notifications of that revision.
+ *
+ * @example
+ * ```ts
+ * import type { EditNote } from 'countersign/worker';
+ *
+ * const said = (edit: EditNote) =>
+ *   `${edit.by.actor} changed ${edit.diff.map((change) => change.path).join(', ')}`;
+ * ```
+ */
 export interface EditNote {
   by: ChangedBy;
   /** The revision it changed. */
@@ -106,7 +165,17 @@ export interface EditNote {
   diff: ArgChange[];
 }
 
-/** A reminder before an approval's deadline: which of the policy's it is, counted from 1. */
+/**
+ * A reminder before an approval's deadline: which of the policy's it is, counted from 1.
+ *
+ * @example
+ * ```ts
+ * import type { ReminderNote } from 'countersign/worker';
+ *
+ * const subject = (tool: string, reminder?: ReminderNote) =>
+ *   reminder ? `Reminder ${reminder.number}: ${tool} still waits` : `${tool} waits for you`;
+ * ```
+ */
 export interface ReminderNote {
   number: number;
   beforeDeadlineSeconds: number;
