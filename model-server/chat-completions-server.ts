@@ -213,6 +213,9 @@ export async function serveChatCompletions(
     });
   }
 
+  // Kept-alive sockets stay open longer than clients keep them (fetch's 4 s): a server closing an
+  // idle socket as a client sends on it fails that call, and not every client retries.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
