@@ -18,6 +18,7 @@
 export { agentWorkflow } from './workflows/agent-workflow.js';
 export {
   decisionSignal,
+  decisionUpdate,
   cancelSignal,
   pauseSignal,
   resumeSignal,

@@ -3,7 +3,8 @@
  * worker run as in the bench's countersign-signal system; for each of `--runs` paused runs, one
  * approval is signalled and the run's history, read after it finished, tells how long each step
  * took: the time from each event to the next, from the signal to the close. The p50 of every step
- * is printed, in the order the steps happen.
+ * is printed, in the order the steps happen. `--by update` sends it as `sendDecision` does with a
+ * worker up, as an update: the steps then start at the workflow task that took it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,11 +26,23 @@ import { percentile } from './lib/stats.js';
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '100' }, server: { type: 'string', default: 'one-machine' } },
+  options: {
+    runs: { type: 'string', default: '100' },
+    server: { type: 'string', default: 'one-machine' },
+    by: { type: 'string', default: 'signal' },
+  },
 });
 const runs = Number(values.runs);
-if (!Number.isInteger(runs) || runs < 1 || !['one-machine', 'defaults'].includes(values.server))
-  throw new Error('usage: npm run bench:timeline -- [--runs N] [--server one-machine|defaults]');
+const byUpdate = values.by === 'update';
+if (
+  !Number.isInteger(runs) ||
+  runs < 1 ||
+  !['one-machine', 'defaults'].includes(values.server) ||
+  !['signal', 'update'].includes(values.by)
+)
+  throw new Error(
+    'usage: npm run bench:timeline -- [--runs N] [--server one-machine|defaults] [--by signal|update]',
+  );
 
 const ms = (e: HistoryEvent) =>
   Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
@@ -83,16 +96,21 @@ try {
         // The first revision: nothing edits a proposal in the bench.
         revision: 1,
       },
-      { waitMs: 0 },
+      // Not waiting sends the signal; waiting, the update a worker answers.
+      { waitMs: byUpdate ? 30_000 : 0 },
     );
     const handle = client.workflow.getHandle(runId);
     await handle.result();
     const seen = Date.now();
     const events = (await handle.fetchHistory()).events ?? [];
     const signal = events.findIndex((e) => e.workflowExecutionSignaledEventAttributes);
+    // An update's workflow task is written with the update, when the task completes.
+    const accepted = events.findIndex((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+    const scheduled = events.slice(0, accepted).map((e) => Boolean(e.workflowTaskScheduledEventAttributes));
+    const first = byUpdate ? scheduled.lastIndexOf(true) : signal;
     let previous = sent;
     // Steps are keyed by position too: the same event type comes back in every workflow task.
-    for (const [n, event] of events.slice(signal).entries()) {
+    for (const [n, event] of events.slice(first).entries()) {
       record(`${String(n).padStart(2)} ${stepOf(event)}`, ms(event) - previous);
       previous = ms(event);
     }

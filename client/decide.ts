@@ -1,7 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { DecisionSignal, parseTrackingId, type DecisionOutcome } from '../protocol/index.js';
-import { approvalQuery, decisionOutcomeQuery, decisionSignal } from '../workflows/definitions.js';
+import {
+  approvalQuery,
+  decisionOutcomeQuery,
+  decisionSignal,
+  decisionUpdate,
+} from '../workflows/definitions.js';
 import { getDecisionOutcome, getFinalState } from './runs.js';
 import { queryRun } from './query-run.js';
 import { UnknownApprovalError } from '../errors/unknown-approval.js';
@@ -9,10 +14,14 @@ import { UnknownApprovalError } from '../errors/unknown-approval.js';
 export { UnknownApprovalError };
 
 /**
- * Signals a decision to the run its tracking id names, then waits up to `waitMs` for the workflow
- * to say what it did with it. Returns null when the workflow has not taken it yet, for example while
- * no worker runs (poll `getDecisionOutcome` by request id later). The workflow checks everything
- * again (roles, revision, policy): a refused decision comes back with `accepted: false` and a code.
+ * Sends a decision to the run its tracking id names and waits up to `waitMs` for the workflow to
+ * say what it did with it. It goes as an update (`decisionUpdate`, the request id its update id), so
+ * a worker answers in one round trip; when none answers within `waitMs`, or the server or the
+ * worker's code does not take updates, it goes as the decision signal, durable while no worker
+ * runs, and the outcome is asked for until `waitMs` is over (`waitMs: 0` sends the signal at once).
+ * Returns null when the workflow has not taken it yet (poll `getDecisionOutcome` by request id
+ * later). The workflow takes a request id once, whichever way it came. It checks everything again
+ * (roles, revision, policy): a refused decision comes back with `accepted: false` and a code.
  *
  * @example
  * ```ts
@@ -36,13 +45,27 @@ export async function sendDecision(
   const parsed = parseTrackingId(payload.trackingId);
   if (!parsed) throw new UnknownApprovalError(payload.trackingId);
   const handle = client.workflow.getHandle(parsed.runId);
+  const deadline = Date.now() + waitMs;
+  // A caller that does not wait gets the signal at once: an update is durable only once a worker
+  // takes it.
+  if (waitMs > 0) {
+    try {
+      // The request id as the update id: the server answers a retry with the first update's outcome.
+      return await client.withDeadline(deadline, () =>
+        handle.executeUpdate(decisionUpdate, { args: [payload], updateId: payload.requestId }),
+      );
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return settledOutcome(client, payload);
+      // No worker answered in time, or the server or the worker's code refused the update. An update
+      // the server still holds may yet be taken with the signal: the workflow decides a request once.
+    }
+  }
   try {
     await handle.signal(decisionSignal, payload);
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return settledOutcome(client, payload);
     throw err;
   }
-  const deadline = Date.now() + waitMs;
   for (;;) {
     // The gRPC deadline bounds each query too: with no worker up, a query waits for the server's
     // own timeout, far longer than the caller agreed to wait.

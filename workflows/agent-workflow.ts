@@ -20,10 +20,12 @@ import {
   decisionOutcomeQuery,
   editPreviewQuery,
   decisionSignal,
+  decisionUpdate,
   eventsQuery,
   modelInputQuery,
   stateQuery,
 } from './definitions.js';
+import { decideByUpdate } from './decision-update.js';
 import { failureMessage } from './describe.js';
 import type { RunContext } from './run-context.js';
 import { runTurn, type TurnHandOff } from './run-turn.js';
@@ -162,6 +164,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
   };
 
   setHandler(decisionSignal, (signal) => book.decide(signal));
+  setHandler(decisionUpdate, (decision) => decideByUpdate(book, decision));
   controls.listen();
   const snapshot = (): RunState => ({
     runId,

@@ -1,4 +1,4 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
   ApprovalView,
   CancelRequest,
@@ -36,6 +36,26 @@ import type { ModelInput } from './activity-types.js';
  * ```
  */
 export const decisionSignal = defineSignal<[DecisionSignal]>('decision');
+
+/**
+ * The same decision as `decisionSignal`, taken the same way (checked, applied or refused and recorded,
+ * once per request id whichever of the two brings it), answered with what the workflow did as soon
+ * as it has taken it. Only a worker can answer: `sendDecision` sends it first, with the request id as
+ * the update id, and sends the signal instead when no worker answers in time or one without this
+ * handler refuses it. A payload without a request id fails the update (the refusal is recorded).
+ *
+ * @example
+ * ```ts
+ * import { decisionUpdate } from 'countersign/workflow';
+ *
+ * const outcome = await client.workflow.getHandle(runId).executeUpdate(decisionUpdate, {
+ *   args: [decision],
+ *   updateId: decision.requestId,
+ * });
+ * if (!outcome.accepted) console.error(outcome.code, outcome.reason);
+ * ```
+ */
+export const decisionUpdate = defineUpdate<DecisionOutcome, [DecisionSignal]>('decision');
 
 /**
  * Who is about to cancel the run, and through which channel. Clients send it just before Temporal's

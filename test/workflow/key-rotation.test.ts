@@ -94,16 +94,19 @@ test('a run paused under k1 finishes under k2, read with both', async () => {
   const keyOf = (payload: { metadata?: Record<string, Uint8Array> | null } | undefined | null) =>
     new TextDecoder().decode(payload?.metadata?.[ENCRYPTION_KEY_ID]);
   const events = history.events ?? [];
-  const signalAt = events.findIndex((e) => e.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+  // The decision came as an update, answered by the rotated worker.
+  const decidedAt = events.findIndex((e) => e.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED);
+  assert.ok(decidedAt > 0, 'the decision in the history');
   assert.equal(keyOf(events[0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]), 'k1');
   const earlier = events
-    .slice(0, signalAt)
+    .slice(0, decidedAt)
     .flatMap((e) => e.activityTaskScheduledEventAttributes?.input?.payloads ?? []);
   assert.ok(earlier.length > 0 && earlier.every((p) => keyOf(p) === 'k1'), 'the first worker wrote under k1');
   const later = events
-    .slice(signalAt)
+    .slice(decidedAt)
     .flatMap((e) => [
-      ...(e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? []),
+      ...(e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args?.payloads ?? []),
+      ...(e.workflowExecutionUpdateCompletedEventAttributes?.outcome?.success?.payloads ?? []),
       ...(e.activityTaskScheduledEventAttributes?.input?.payloads ?? []),
       ...(e.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
       ...(e.workflowExecutionCompletedEventAttributes?.result?.payloads ?? []),
