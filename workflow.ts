@@ -22,6 +22,7 @@ export {
   cancelSignal,
   pauseSignal,
   resumeSignal,
+  revokeStandingSignal,
   stateQuery,
   approvalQuery,
   decisionOutcomeQuery,

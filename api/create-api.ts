@@ -16,6 +16,7 @@ import { codecRouter } from './routes/codec.js';
 import { linksRouter } from './routes/links.js';
 import { runsRouter } from './routes/runs.js';
 import { slackRouter } from './routes/slack.js';
+import { standingRouter } from './routes/standing.js';
 import type { Me } from './schemas.js';
 import { allEventsStream } from './live/sse.js';
 import { limitEventStreams } from './live/stream-slots.js';
@@ -79,6 +80,7 @@ export function countersignRouter(options: CountersignApiOptions): Router {
   // One count for both stream routes, taken before either reads anything.
   api.get(['/events', '/runs/:runId/events'], limitEventStreams(resolved.eventStreams));
   api.use('/runs', runsRouter(resolved));
+  api.use('/runs', standingRouter(resolved));
   api.use('/approvals', approvalsRouter(resolved));
   api.use('/agents', agentsRouter(resolved));
   api.get('/events', allEventsStream(resolved, new RunEventFeed(resolved)));

@@ -20,6 +20,7 @@ import {
   roleRefusal,
   settledRefusal,
   staleRevisionRefusal,
+  standingRefusal,
   unnamedRevisionRefusal,
 } from '../protocol/decision-rules.js';
 import { checkDecision } from './edit-validation.js';
@@ -38,6 +39,7 @@ export const REFUSAL_STATUS: Record<RefusalCode, number> = {
   stale_revision: 412,
   revision_required: 428,
   link_used: 409,
+  standing_not_allowed: 400,
 };
 
 export interface DecisionRequest {
@@ -173,6 +175,8 @@ export async function decide(
   }
   const notAllowed = decisionTypeRefusal(approval, request.decision.type);
   if (notAllowed) throw new HttpError(400, notAllowed.reason, { code: notAllowed.code });
+  const noStanding = standingRefusal(approval, request.decision);
+  if (noStanding) throw new HttpError(400, noStanding.reason, { code: noStanding.code });
   if (unnamedRevisionRefusal(request.revision, true)) {
     throw new HttpError(428, 'a decision must name the revision it was made on (If-Match: "<revision>")', {
       code: 'revision_required',

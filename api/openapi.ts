@@ -28,6 +28,7 @@ import {
   CodecPayloads,
   RunControlAccepted,
   RunControlBody,
+  StandingRevokeAccepted,
   DecisionApplied,
   DecisionSubmitted,
   EditPreview,
@@ -56,6 +57,7 @@ const COMPONENTS = {
   CancelAccepted,
   RunControlBody,
   RunControlAccepted,
+  StandingRevokeAccepted,
   RunEvent,
   ApprovalView,
   ApprovalList,
@@ -458,6 +460,33 @@ export function openApiDocument(
         'Resume requested.',
         'The run has ended, or is not paused.',
       ),
+      '/api/runs/{runId}/standing/{trackingId}/revoke': {
+        post: {
+          operationId: 'revokeStanding',
+          summary:
+            "End a standing approval of the run (the run state's `standing`, by the tracking id of the approval that gave it): later calls like its call ask again. Whoever holds a role that approval asked for may revoke it.",
+          parameters: [
+            runId,
+            trackingId,
+            channelHeader('Where the revocation comes from, for the audit trail.'),
+          ],
+          responses: {
+            '202': json('StandingRevokeAccepted', 'Revocation signalled; the run records it.'),
+            '400': error('Invalid X-Countersign-Channel.'),
+            '403': error(
+              `The caller holds none of the roles the approval asked for (\`role_not_allowed\`). ${CROSS_SITE}`,
+            ),
+            '404': error(
+              'No such run (or none the caller may read), or no standing approval by that tracking id in it.',
+            ),
+            '409': error(
+              'The run has ended (`run_closed`), or the standing approval has already ended (`standing_ended`: expired, used up, revoked).',
+            ),
+            '415': notJson,
+            ...common,
+          },
+        },
+      },
       '/api/runs/{runId}/events': {
         get: {
           operationId: 'streamRunEvents',

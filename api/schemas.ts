@@ -64,6 +64,13 @@ export const RunControlAccepted = z.strictObject({
   status: z.enum(['pausing', 'resuming']),
 });
 export type RunControlAccepted = z.output<typeof RunControlAccepted>;
+/** A standing approval's revocation, signalled: the run records it, and later calls ask again. */
+export const StandingRevokeAccepted = z.strictObject({
+  runId: z.string(),
+  trackingId: z.string(),
+  status: z.literal('revoking'),
+});
+export type StandingRevokeAccepted = z.output<typeof StandingRevokeAccepted>;
 
 /** A stored tool output's reference, as a run's transcript names it (`GET /api/runs/:runId/outputs/:ref`). */
 export const OutputRef = z.string().regex(CONTENT_REF, 'a content reference: sha256: and 64 hex digits');
@@ -142,6 +149,9 @@ export const AUDIT_EVENTS = new Set<RunEvent['type']>([
   'approval.escalated',
   'approval.settled',
   'tool.unknown',
+  'standing.granted',
+  'standing.used',
+  'standing.revoked',
   'run.paused',
   'run.resumed',
   'run.cancelled',

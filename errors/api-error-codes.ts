@@ -56,6 +56,8 @@ export const API_ERROR_CODES = [
   'revision_required', // 428: no If-Match names the revision decided on
   'idempotency_key_reused', // 422: the Idempotency-Key went with another request
   'secret_input_unavailable', // 501: the API holds no secret keys to seal a secret with
+  'standing_not_allowed', // 400: a standing approval where the tool's policy allows none
+  'standing_ended', // 409: the standing approval has already ended (expired, used up, revoked)
   // Chat front ends (countersignChat)
   'chat_turn_in_progress', // 409: the chat's previous turn has not ended (it waits for approvals)
   'chat_turn_missing', // 409: the messages name a turn whose previous turn this chat never had

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JsonObject, JsonSchema, JsonValue } from './json.js';
 import { DecisionType, TimeoutAction } from './policy.js';
+import { StandingTerms } from './standing.js';
 import { Channel, PlanStep } from './decision.js';
 import { ApprovalStatus } from './status.js';
 import { SecretRequest } from './secret.js';
@@ -55,6 +56,8 @@ export const Signoff = z.strictObject({
   revision: z.number().int().min(1),
   channel: Channel,
   at: z.string(),
+  /** The signer asked for a standing approval: this call and the later ones like it in the run. */
+  standing: z.literal(true).optional(),
 });
 export type Signoff = z.infer<typeof Signoff>;
 
@@ -162,6 +165,8 @@ export const ApprovalView = z.strictObject({
   schema: JsonSchema,
   allowedDecisions: z.array(DecisionType),
   editableFields: z.array(z.string()).optional(),
+  /** Present when it may be approved with `standing: true`: the terms its policy offers (kind `call`). */
+  standing: StandingTerms.optional(),
   /** Every role that may decide: the union of the requirements' roles. */
   approvers: z.array(z.string()),
   /** The largest quorum among the requirements (each has its own count). */

@@ -86,6 +86,24 @@ export function channelRefusal(
   };
 }
 
+/**
+ * A standing approval ("this call and the rest like it for this run") only where the call's policy
+ * offers one: a call, never a plan, a result, a question, an outcome or a secret.
+ */
+export function standingRefusal(
+  view: Pick<ApprovalView, 'kind' | 'tool' | 'standing'>,
+  decision: { type: DecisionType; standing?: boolean },
+): RuleRefusal | undefined {
+  if (decision.standing !== true || (view.kind === 'call' && view.standing)) return undefined;
+  return {
+    code: 'standing_not_allowed',
+    reason:
+      view.kind === 'call'
+        ? `${view.tool}'s policy allows no standing approval: approve this call alone`
+        : `only a call can be approved with the rest like it, not a ${view.kind}`,
+  };
+}
+
 /** Who decides holds a role the approval asks for. */
 export function roleRefusal(
   view: Pick<ApprovalView, 'approvers'>,
@@ -252,7 +270,7 @@ export function agentRoles(agent: {
 }
 
 /** Equal as JSON, whatever the order of object keys. */
-function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+export function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {

@@ -33,7 +33,16 @@ export const PlanStep = z.strictObject({
 });
 export type PlanStep = z.infer<typeof PlanStep>;
 
-const Approve = z.strictObject({ type: z.literal('approve'), message: Message.optional() });
+/**
+ * Approve this call and the later ones like it in the run, where the tool's policy allows it
+ * (`standing`); with a quorum, only if every sign-off that meets it asks for it too.
+ */
+const Standing = z.boolean().optional();
+const Approve = z.strictObject({
+  type: z.literal('approve'),
+  message: Message.optional(),
+  standing: Standing,
+});
 const Edit = z.strictObject({
   type: z.literal('edit'),
   /** New arguments for a single call. */
@@ -41,6 +50,7 @@ const Edit = z.strictObject({
   /** The reworked plan, for plan approvals: reordered, cut, or extended with registered tools. */
   plan: z.array(PlanStep).max(50).optional(),
   message: Message.optional(),
+  standing: Standing,
 });
 const Reject = z.strictObject({ type: z.literal('reject'), message: Message.optional() });
 /** A `respond` answers with its `result`, or with a secret, as typed or as sealed. */
@@ -198,6 +208,7 @@ export const RefusalCode = z.enum([
   'policy_denied', // 400: an edit the tool's policy would refuse
   'stale_revision', // 412: the proposal changed since its author saw it
   'revision_required', // 428: the decision names no revision
+  'standing_not_allowed', // 400: a standing approval where the policy allows none
 ]);
 export type RefusalCode = z.infer<typeof RefusalCode>;
 

@@ -10,6 +10,7 @@ export * from './tracking-id.js';
 export * from './search-attributes.js';
 export * from './approver.js';
 export * from './name.js';
+export * from './standing.js';
 export * from './names.js';
 export * from './secret.js';
 export * from './requirements.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JsonValue } from './json.js';
+import { StandingTerms } from './standing.js';
 
 /**
  * What a human may do with an approval: approve it, edit it (and approve the edited version), reject
@@ -228,6 +229,33 @@ function remindersWithin(
 }
 
 /**
+ * Issues for standing terms that would let a later call differ where no person may change a call: a
+ * bound on a field the policy locks, or standing on a tool whose approvers may not approve at all.
+ */
+function standingWithin(
+  standing: StandingTerms | undefined,
+  policy: { decisions: DecisionType[]; editableFields?: string[] | undefined },
+  path: (string | number)[],
+  ctx: z.RefinementCtx,
+): void {
+  if (!standing) return;
+  if (!policy.decisions.includes('approve') && !policy.decisions.includes('edit'))
+    ctx.addIssue({
+      code: 'custom',
+      path,
+      message: 'a standing approval needs approve or edit among the decisions',
+    });
+  const editable = policy.decisions.includes('edit') ? policy.editableFields : [];
+  for (const field of Object.keys(standing.bounds ?? {}))
+    if (editable && !editable.includes(field))
+      ctx.addIssue({
+        code: 'custom',
+        path: [...path, 'bounds', field],
+        message: `${field} may not be edited: a standing approval never varies what no person may change`,
+      });
+}
+
+/**
  * An `approve` outcome with its own approvers, quorum, deadline and timeout action: a transfer over
  * $100,000 needs two `cfo` sign-offs within four hours. A field left out falls back to the tool's
  * policy.
@@ -263,6 +291,8 @@ export const ApprovalTier = z.strictObject({
   onTimeout: TimeoutAction.optional(),
   /** Reminders before this tier's deadline; the policy's `remind` when absent. */
   remind: Reminders.optional(),
+  /** Standing approvals in this tier: its own terms, `false` for none; the policy's when absent. */
+  standing: z.union([StandingTerms, z.literal(false)]).optional(),
 });
 export type ApprovalTier = z.infer<typeof ApprovalTier>;
 
@@ -325,14 +355,18 @@ export const ApprovalPolicy = z
     reviewResult: z.boolean().default(false),
     /** Reminders before the deadline, to those still needed; a tier may name its own. */
     remind: Reminders.optional(),
+    /** Lets an approver approve a call and the later ones like it in the run; a tier may name its own. */
+    standing: StandingTerms.optional(),
   })
   .superRefine((policy, ctx) => {
     // Each reminder must fall after the request: within the deadline it counts back from.
     remindersWithin(policy.remind, policy.deadlineSeconds, ['remind'], ctx);
+    standingWithin(policy.standing, policy, ['standing'], ctx);
     const walk = (rule: PolicyRule, path: (string | number)[]): void => {
       if (typeof rule !== 'object') return;
       if ('approve' in rule) {
         const tier = rule.approve;
+        if (tier.standing) standingWithin(tier.standing, policy, [...path, 'approve', 'standing'], ctx);
         const deadline = tier.deadlineSeconds ?? policy.deadlineSeconds;
         if (tier.remind) remindersWithin(tier.remind, deadline, [...path, 'approve', 'remind'], ctx);
         else if (tier.deadlineSeconds !== undefined)

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentSpec } from './agent.js';
 import { Name } from './name.js';
 import { ApproverIdentity } from './approver.js';
+import { StandingApproval } from './standing.js';
 import { ApprovalView } from './approval.js';
 import { Channel, DecisionOutcome } from './decision.js';
 import { RunEvent } from './events.js';
@@ -178,6 +179,8 @@ export const RunState = z.strictObject({
     .describe(
       'The references its own worker stored tool outputs under: only these are stored outputs of the run.',
     ),
+  /** The run's standing approvals, active and ended; absent while it has none. */
+  standing: z.array(StandingApproval).optional(),
 });
 export type RunState = z.infer<typeof RunState>;
 

@@ -24,6 +24,7 @@ import {
   eventsQuery,
   modelInputQuery,
   stateQuery,
+  revokeStandingSignal,
 } from './definitions.js';
 import { decideByUpdate } from './decision-update.js';
 import { failureMessage } from './describe.js';
@@ -164,6 +165,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
   };
 
   setHandler(decisionSignal, (signal) => book.decide(signal));
+  setHandler(revokeStandingSignal, (request) => book.standing.revoke(request));
   setHandler(decisionUpdate, (decision) => decideByUpdate(book, decision));
   controls.listen();
   const snapshot = (): RunState => ({
@@ -180,6 +182,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     ...(output !== undefined ? { output } : {}),
     startedAt,
     storedOutputs,
+    ...book.standing.state(),
   });
   setHandler(stateQuery, snapshot);
   setHandler(approvalQuery, (trackingId) => book.get(trackingId));

@@ -15,6 +15,7 @@ import type {
   JsonSchema,
   Reminder,
   Requirement,
+  StandingTerms,
   TimeoutAction,
   ToolSpec,
   UnknownAttempt,
@@ -28,6 +29,7 @@ import { checkDecision, previewEdit, type Accepted } from './check-decision.js';
 import type { EditPreview } from './definitions.js';
 import { PostedMessages } from './posted-messages.js';
 import { remindersOf } from './reminders.js';
+import { StandingApprovals } from './standing-approvals.js';
 import type { RunLog } from './run-log.js';
 import { mergeRequirements, requirementsMet, summarize } from '../protocol/requirements.js';
 import { validateAgainstSchema } from './validate-args.js';
@@ -64,6 +66,8 @@ export interface ApprovalRequest {
   onTimeout: TimeoutAction;
   /** Reminders before the deadline (a tier's); the tool's policy's when absent. */
   remind?: Reminder[];
+  /** The standing approval a call's tier offers, if it offers one. */
+  standing?: StandingTerms;
 }
 
 export interface RunIdentity {
@@ -76,8 +80,9 @@ export interface RunIdentity {
 }
 
 /**
- * Every approval of the run and every decision taken on them. Decisions arrive by signal and are
- * checked and applied here, synchronously; the gate waiting on an approval only watches its status.
+ * Every approval of the run and every decision taken on them. Decisions arrive by signal or update
+ * and are checked and applied here, synchronously; the gate waiting on an approval only watches its
+ * status.
  */
 export class ApprovalBook {
   private seq = 0;
@@ -92,7 +97,9 @@ export class ApprovalBook {
     private readonly log: RunLog,
     /** Called whenever the set of pending approvals changes, to publish it. */
     private readonly onChange: () => void,
-  ) {}
+  ) {
+    this.standing = new StandingApprovals(log);
+  }
 
   /** The reminders due before the request's deadline, earliest first. */
   remindersFor(request: ApprovalRequest): Reminder[] {
@@ -132,6 +139,9 @@ export class ApprovalBook {
   /** The messages the notifications posted, updated as the approvals change. */
   readonly messages = new PostedMessages(this);
 
+  /** Standing approvals given on the run's calls, for the later calls like them. */
+  readonly standing: StandingApprovals;
+
   /** The book as the next run of the chain takes it over, pending approvals and all. */
   carry(): CarriedBook {
     return {
@@ -148,6 +158,7 @@ export class ApprovalBook {
       }),
       outcomes: [...this.outcomes.values()],
       usedNonces: [...this.usedNonces],
+      ...(this.standing.carry().length > 0 ? { standing: this.standing.carry() } : {}),
     };
   }
 
@@ -161,6 +172,7 @@ export class ApprovalBook {
     }
     for (const outcome of carried.outcomes) this.outcomes.set(outcome.requestId, outcome);
     for (const nonce of carried.usedNonces) this.usedNonces.add(nonce);
+    this.standing.restore(carried.standing);
   }
 
   /** The pending approval of this kind for this call, if there is one. */
@@ -233,6 +245,7 @@ export class ApprovalBook {
       schema: request.schema,
       allowedDecisions: request.allowedDecisions,
       ...(request.editableFields ? { editableFields: request.editableFields } : {}),
+      ...(request.standing ? { standing: request.standing } : {}),
       ...summarize(request.requirements),
       requirements: request.requirements,
       revision: 1,
@@ -386,6 +399,9 @@ export class ApprovalBook {
       revision: view.revision,
       channel: signal.channel,
       at: new Date().toISOString(),
+      ...(decision.type !== 'reject' && decision.type !== 'respond' && decision.standing
+        ? { standing: true as const }
+        : {}),
     };
     this.log.add({
       type: 'approval.decided',
@@ -457,6 +473,12 @@ export class ApprovalBook {
         decider,
       );
     }
+    // Given once the quorum is met, and only if its signers asked for it.
+    this.standing.settled(
+      view,
+      this.run.tools.get(view.tool),
+      this.run.totals?.of(view.tool, [view.toolCallId]),
+    );
   }
 
   /**

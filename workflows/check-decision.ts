@@ -25,6 +25,7 @@ import {
   selfApprovalRefusal,
   settledRefusal,
   staleRevisionRefusal,
+  standingRefusal,
   takesSecret,
   unnamedRevisionRefusal,
   type RuleRefusal,
@@ -74,6 +75,7 @@ export function checkDecision(
     unnamedRevisionRefusal(signal.revision, context.requireRevision) ??
     staleRevisionRefusal(view, signal.revision) ??
     decisionTypeRefusal(view, decision.type) ??
+    standingRefusal(view, decision) ??
     channelRefusal(view.kind, signal.channel, signal.linkNonce !== undefined) ??
     roleRefusal(view, roles) ??
     selfApprovalRefusal(view, id, context.requester, decision.type) ??

@@ -13,6 +13,7 @@ import type {
 import type { CarriedMessages } from './posted-messages.js';
 import type { HeldSecret } from './secret-vault.js';
 import type { CountedCall } from './run-totals.js';
+import type { StandingGrant } from './standing-approvals.js';
 
 /** A settled approval as the next run in the chain keeps it: its view, and what its final diff needs. */
 export interface CarriedApproval {
@@ -30,6 +31,8 @@ export interface CarriedBook {
   approvals: CarriedApproval[];
   outcomes: DecisionOutcome[];
   usedNonces: string[];
+  /** The run's standing approvals, when it has any. */
+  standing?: StandingGrant[];
 }
 
 /**

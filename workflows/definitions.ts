@@ -10,6 +10,7 @@ import type {
   PlanStep,
   RefusalCode,
   Requirement,
+  RevokeStandingRequest,
   RunEvent,
   RunState,
 } from '../protocol/index.js';
@@ -179,6 +180,21 @@ export const pauseSignal = defineSignal<[RunControl]>('pause');
  * ```
  */
 export const resumeSignal = defineSignal<[RunControl]>('resume');
+
+/**
+ * Ends a standing approval of the run at once: later calls like its call ask again. Taken only from
+ * someone holding a role the approval it came from asked for; recorded either way.
+ *
+ * @example
+ * ```ts
+ * import { revokeStandingSignal } from 'countersign/workflow';
+ *
+ * await client.workflow
+ *   .getHandle(runId)
+ *   .signal(revokeStandingSignal, { trackingId, approver: { id: 'lee', roles: ['treasury'] }, channel: 'api' });
+ * ```
+ */
+export const revokeStandingSignal = defineSignal<[RevokeStandingRequest]>('revokeStanding');
 
 /**
  * The run's model input, for its own model call activity: the first `length` messages of the

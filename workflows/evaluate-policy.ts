@@ -7,6 +7,7 @@ import type {
   PolicyRule,
   Reminder,
   Requirement,
+  StandingTerms,
   TimeoutAction,
   ToolSpec,
   Verdict,
@@ -29,6 +30,8 @@ export interface ResolvedTier {
   onTimeout: TimeoutAction;
   /** Reminders before the deadline: the tier's, else the policy's. */
   remind?: Reminder[];
+  /** The standing approvals it offers: the tier's (none when `false`), else the policy's. */
+  standing?: StandingTerms;
 }
 
 /** What the policy says of one call, and why: the conditions on the path it took. */
@@ -86,8 +89,18 @@ export function evaluatePolicy(
       deadlineSeconds: tier.deadlineSeconds ?? policy.deadlineSeconds,
       onTimeout: tier.onTimeout ?? policy.onTimeout,
       ...((tier.remind ?? policy.remind) ? { remind: tier.remind ?? policy.remind } : {}),
+      ...standingOf(tier.standing, policy.standing),
     },
   };
+}
+
+/** A tier's standing terms, or its policy's where it names none; `false` offers none. */
+function standingOf(
+  tier: StandingTerms | false | undefined,
+  policy: StandingTerms | undefined,
+): { standing?: StandingTerms } {
+  const standing = tier === undefined ? policy : tier;
+  return standing ? { standing } : {};
 }
 
 /** The verdict alone. */

@@ -20,6 +20,11 @@ export async function gatedCall(
   args: JsonObject,
   decision: Extract<PolicyDecision, { verdict: 'approve' }>,
 ): Promise<string> {
+  // A standing approval given on an earlier call of the run may cover this one: it runs as theirs.
+  // A call that already asked (carried over a continue-as-new) waits on its own approval.
+  const asked = ctx.book.all().some((view) => view.kind === 'call' && view.toolCallId === toolCallId);
+  const standing = asked ? undefined : ctx.book.standing.cover(tool, toolCallId, args, decision);
+  if (standing) return runCall(ctx, tool, toolCallId, args, { approvedBy: standing.grantedBy });
   const policy = policyOf(tool);
   const { tier } = decision;
   const view = await awaitHumanDecision(ctx.book, {
@@ -38,6 +43,7 @@ export async function gatedCall(
     deadlineSeconds: tier.deadlineSeconds,
     onTimeout: tier.onTimeout,
     ...(tier.remind ? { remind: tier.remind } : {}),
+    ...(tier.standing ? { standing: tier.standing } : {}),
   });
   const outcome = view.outcome;
   if (view.status === 'edited' && outcome?.args) ctx.totals.count(toolCallId, tool, outcome.args);

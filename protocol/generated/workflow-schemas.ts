@@ -24,6 +24,9 @@ export const DECISION_SIGNAL_SCHEMA: JsonSchema = {
             "message": {
               "type": "string",
               "maxLength": 4000
+            },
+            "standing": {
+              "type": "boolean"
             }
           },
           "required": [
@@ -83,6 +86,9 @@ export const DECISION_SIGNAL_SCHEMA: JsonSchema = {
             "message": {
               "type": "string",
               "maxLength": 4000
+            },
+            "standing": {
+              "type": "boolean"
             }
           },
           "required": [
