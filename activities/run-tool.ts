@@ -2,6 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ContentStore } from '../content-store/content-store.js';
 import { whileHeartbeating } from './keep-alive.js';
 import { OutcomeUnknownError, type AgentDefinition, type ToolDefinition } from '../define/index.js';
+import { withSubAgents } from '../define/sub-agents.js';
 import type { JsonValue, UnknownAttempt } from '../protocol/index.js';
 import { markerShaped, storedOutput } from '../protocol/stored-output.js';
 import type { SecretSealer } from '../secrets/sealer.js';
@@ -45,7 +46,9 @@ export function createRunTool(agents: AgentDefinition[], limits: ToolOutputLimit
   const maxOutputBytes = limits.maxOutputBytes ?? DEFAULT_MAX_TOOL_OUTPUT_BYTES;
   const storeOverBytes = limits.storeOverBytes ?? DEFAULT_STORE_OUTPUTS_OVER_BYTES;
   const tools = new Map<string, ToolDefinition>();
-  for (const agent of agents) for (const tool of agent.tools) tools.set(`${agent.name}/${tool.name}`, tool);
+  // A sub-agent's tools run here too: its runs are children of the runs of the agents given.
+  for (const agent of withSubAgents(agents))
+    for (const tool of agent.tools) tools.set(`${agent.name}/${tool.name}`, tool);
 
   return async function runTool(input: ToolRunInput): Promise<JsonValue> {
     const tool = tools.get(`${input.agent}/${input.tool}`);

@@ -7,14 +7,16 @@
  * - hold the `admin` role, or
  * - are its requester, or
  * - hold a role that may decide one of its calls: a role its agent's policies name (every tier
- *   and escalation included, so the people an edit or a deadline may hand the run to), or a role
- *   one of its pending approvals asks for.
+ *   and escalation included, so the people an edit or a deadline may hand the run to), or those of
+ *   another agent of its family (a root agent and the sub-agents it reaches), or a role one of its
+ *   pending approvals asks for.
  *
  * Everything the rule needs is in the run's listing (its agent, requester and pending roles), so a
  * list query selects exactly the runs a caller may read, and pages like any other list.
  */
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { AgentDefinition } from '../define/index.js';
+import { withSubAgents } from '../define/sub-agents.js';
 import { agentRoles } from '../protocol/decision-rules.js';
 import { SEARCH_ATTRIBUTES, type Approver } from '../protocol/index.js';
 import { searchAttributeKeys } from '../workflows/search-attributes.js';
@@ -36,6 +38,17 @@ export class AccessRule {
 
   constructor(agents: readonly AgentDefinition[]) {
     this.rolesByAgent = new Map(agents.map((agent) => [agent.name, agentRoles(agent)]));
+    // An agent and the sub-agents it reaches share their readers: whoever may decide a call anywhere
+    // in a chain may read each run of it (the root's view shows its sub-agents' approvals).
+    for (const agent of agents) {
+      const family = withSubAgents([agent]);
+      if (family.length === 1) continue;
+      const roles = new Set(family.flatMap((member) => [...agentRoles(member)]));
+      for (const member of family) {
+        const own = this.rolesByAgent.get(member.name) ?? new Set<string>();
+        this.rolesByAgent.set(member.name, new Set([...own, ...roles]));
+      }
+    }
   }
 
   isAdmin(caller: Approver): boolean {

@@ -9,6 +9,7 @@ import { WORKER_WAIT_MS } from './runs/worker-wait.js';
 import type { EventStreamLimits } from './live/stream-slots.js';
 import type { SlackRouterOptions } from './slack/options.js';
 import type { AgentDefinition } from '../define/index.js';
+import { withSubAgents } from '../define/sub-agents.js';
 import {
   DEFAULT_MODEL,
   DEFAULT_TASK_QUEUE,
@@ -231,6 +232,8 @@ export function resolveApiOptions(
   const approvers = options.approvers ?? [];
   return {
     ...options,
+    // Sub-agents' runs are read, decided and started by the same rules as any agent's.
+    agents: withSubAgents(options.agents),
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,

@@ -1,4 +1,5 @@
 import { AgentSpec } from '../protocol/index.js';
+import { checkSubAgents, withSubAgents } from './sub-agents.js';
 import { toToolSpec, type ToolDefinition } from './tool.js';
 
 /**
@@ -31,6 +32,11 @@ export interface AgentDefinition {
   // Tools are heterogeneous in their argument types; each was checked by defineTool.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   tools: ToolDefinition<any>[];
+  /**
+   * Agents it may call as tools: each is offered to the model under its name and description, with
+   * a `task`; it runs as a child workflow with its own policies, and its answer is the tool's output.
+   */
+  agents?: AgentDefinition[];
 }
 
 /**
@@ -54,6 +60,7 @@ export function defineAgent(definition: AgentDefinition): AgentDefinition {
     if (names.has(tool.name)) throw new Error(`agent ${definition.name}: tool ${tool.name} is defined twice`);
     names.add(tool.name);
   }
+  checkSubAgents(definition);
   AgentSpec.parse(toAgentSpec(definition, 'validation-only'));
   return definition;
 }
@@ -68,7 +75,16 @@ export function defineAgent(definition: AgentDefinition): AgentDefinition {
  * ```
  */
 export function toAgentSpec(agent: AgentDefinition, defaultModel: string): AgentSpec {
+  const subAgents = withSubAgents([agent]).slice(1);
   return AgentSpec.parse({
+    ...specFields(agent, defaultModel),
+    // A run takes its sub-agents' specs with its own, so their policies never change under it either.
+    ...(subAgents.length > 0 ? { subAgents: subAgents.map((sub) => specFields(sub, defaultModel)) } : {}),
+  });
+}
+
+function specFields(agent: AgentDefinition, defaultModel: string) {
+  return {
     name: agent.name,
     description: agent.description,
     instructions: agent.instructions,
@@ -77,5 +93,6 @@ export function toAgentSpec(agent: AgentDefinition, defaultModel: string): Agent
     planReview: agent.planReview,
     askHuman: agent.askHuman,
     tools: agent.tools.map(toToolSpec),
-  });
+    ...(agent.agents?.length ? { agents: agent.agents.map((sub) => sub.name) } : {}),
+  };
 }

@@ -42,8 +42,27 @@ export const ToolSpec = z.strictObject({
 });
 export type ToolSpec = z.output<typeof ToolSpec>;
 
+/** An agent's spec without its catalog of sub-agents: what each entry of that catalog is. */
+const AgentSpecFields = z.strictObject({
+  name: Name,
+  description: z.string().default(''),
+  instructions: z.string(),
+  model: z.string().min(1),
+  /** Up to 10,000: a long run continues as new when its history grows (see docs/production.md). */
+  maxTurns: z.number().int().min(1).max(10_000).default(20),
+  /** Present all gated calls of one turn to a human as one plan. */
+  planReview: z.boolean().default(false),
+  /** Offer the built-in `ask_human` tool. */
+  askHuman: z.boolean().default(false),
+  tools: z.array(ToolSpec),
+  /** The sub-agents it may call, by name: each is offered to the model as a tool taking a `task`. */
+  agents: z.array(Name).max(20).optional(),
+});
+
 /**
- * The serializable face of an agent. A run takes a copy at start, so its policies never change under it.
+ * The serializable face of an agent. A run takes a copy at start, so its policies never change under
+ * it: `subAgents` holds, once each, every agent its sub-agents reach (each names its own in
+ * `agents`), so a sub-agent's run starts from the copy its root took.
  *
  * @example
  * ```ts
@@ -58,18 +77,8 @@ export type ToolSpec = z.output<typeof ToolSpec>;
  * spec.maxTurns; // 20
  * ```
  */
-export const AgentSpec = z.strictObject({
-  name: Name,
-  description: z.string().default(''),
-  instructions: z.string(),
-  model: z.string().min(1),
-  /** Up to 10,000: a long run continues as new when its history grows (see docs/production.md). */
-  maxTurns: z.number().int().min(1).max(10_000).default(20),
-  /** Present all gated calls of one turn to a human as one plan. */
-  planReview: z.boolean().default(false),
-  /** Offer the built-in `ask_human` tool. */
-  askHuman: z.boolean().default(false),
-  tools: z.array(ToolSpec),
+export const AgentSpec = AgentSpecFields.extend({
+  subAgents: z.array(AgentSpecFields).optional(),
 });
 export type AgentSpec = z.output<typeof AgentSpec>;
 /**

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { JsonObject, JsonSchema, JsonValue } from './json.js';
 import { DecisionType, TimeoutAction } from './policy.js';
-import { StandingTerms } from './standing.js';
 import { Channel, PlanStep } from './decision.js';
 import { ApprovalStatus } from './status.js';
 import { SecretRequest } from './secret.js';
+import { StandingTerms } from './standing.js';
+import { SubAgentChain } from './sub-agents.js';
 
 /**
  * What is being decided: a proposed call, a plan of calls, a tool's result held for review, a
@@ -187,6 +188,8 @@ export const ApprovalView = z.strictObject({
   escalated: z.boolean(),
   status: ApprovalStatus,
   outcome: ApprovalOutcome.optional(),
+  /** Set when a sub-agent asks: its root run, the run that called it, and the agents down to it. */
+  chain: SubAgentChain.optional(),
 });
 export type ApprovalView = z.infer<typeof ApprovalView>;
 

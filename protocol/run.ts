@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { AgentSpec } from './agent.js';
 import { Name } from './name.js';
 import { ApproverIdentity } from './approver.js';
-import { StandingApproval } from './standing.js';
 import { ApprovalView } from './approval.js';
 import { Channel, DecisionOutcome } from './decision.js';
 import { RunEvent } from './events.js';
+import { StandingApproval } from './standing.js';
 import { RunStatus } from './status.js';
+import { SubAgentChain } from './sub-agents.js';
 
 /**
  * One tool call of an assistant message, in OpenAI's Chat Completions shape: `arguments` is the JSON
@@ -99,6 +100,8 @@ export const RunInput = z.strictObject({
    * from their runs (never from a client). Absent for a run that starts a conversation.
    */
   context: z.array(TranscriptMessage).optional(),
+  /** Set on a sub-agent's run: the runs above it and the agents from the root down to it. */
+  chain: SubAgentChain.optional(),
 });
 export type RunInput = z.infer<typeof RunInput>;
 

@@ -32,6 +32,7 @@ import type { RunContext } from './run-context.js';
 import { runTurn, type TurnHandOff } from './run-turn.js';
 import { RunControls } from './run-controls.js';
 import { RunLog } from './run-log.js';
+import { SubAgents } from './sub-agents.js';
 import { Visibility } from './visibility.js';
 import type { CarriedTurn, Continuation } from './continuation.js';
 
@@ -119,9 +120,18 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
 
   const live = () => status === 'running' || status === 'waiting' || status === 'paused';
   const settleStatus = () => {
-    if (live()) status = controls.paused ? 'paused' : book.pending().length > 0 ? 'waiting' : 'running';
+    if (live())
+      status = controls.paused
+        ? 'paused'
+        : book.pending().length > 0 || subAgents.pending().length > 0
+          ? 'waiting'
+          : 'running';
   };
-  const publish = () => visibility.publish(status, book.pending());
+  const publish = () => {
+    const own = subAgents.tag(book.pending());
+    visibility.publish(status, own);
+    subAgents.report(own);
+  };
   const controls = new RunControls(
     log,
     live,
@@ -131,6 +141,22 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     },
     continued,
   );
+  const subAgents = new SubAgents(
+    {
+      runId,
+      agent,
+      requester: input.requester,
+      chain: input.chain,
+      log,
+      continued: continued?.continued ?? 0,
+      paused: () => controls.resumed(),
+    },
+    () => {
+      settleStatus();
+      publish();
+    },
+  );
+  controls.relay = (kind, request) => subAgents.relay(kind, request);
   const totals = new RunTotals(tools, continued?.totals);
   const book = new ApprovalBook(
     { runId, agent: agent.name, requester: input.requester, tools, totals },
@@ -162,12 +188,14 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     totals,
     nextAddedCallId: () => `added-${++addedCalls}`,
     paused: () => controls.resumed(),
+    subAgents,
   };
 
   setHandler(decisionSignal, (signal) => book.decide(signal));
   setHandler(revokeStandingSignal, (request) => book.standing.revoke(request));
   setHandler(decisionUpdate, (decision) => decideByUpdate(book, decision));
   controls.listen();
+  subAgents.listen();
   const snapshot = (): RunState => ({
     runId,
     agent: agent.name,
@@ -176,8 +204,9 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     status,
     turns,
     transcript,
-    pending: book.pending(),
-    approvals: book.all(),
+    // A sub-agent's pending approvals show where people look: here, with their chain.
+    pending: [...subAgents.tag(book.pending()), ...subAgents.pending()],
+    approvals: subAgents.tag(book.all()),
     events: log.events,
     ...(output !== undefined ? { output } : {}),
     startedAt,
@@ -185,7 +214,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     ...book.standing.state(),
   });
   setHandler(stateQuery, snapshot);
-  setHandler(approvalQuery, (trackingId) => book.get(trackingId));
+  setHandler(approvalQuery, (trackingId) => subAgents.tag([book.get(trackingId)])[0] ?? null);
   setHandler(editPreviewQuery, (trackingId, edit, editor) => book.previewEdit(trackingId, edit, editor));
   setHandler(decisionOutcomeQuery, (requestId) => book.outcome(requestId));
   setHandler(eventsQuery, (afterId) => log.after(afterId));
@@ -260,7 +289,10 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     await continueAsNew<typeof agentWorkflow>(input, carried);
     return true;
   };
-  const modelTools = toModelTools(agent.askHuman ? [...agent.tools, askHumanSpec(agent.tools)] : agent.tools);
+  const modelTools = [
+    ...toModelTools(agent.askHuman ? [...agent.tools, askHumanSpec(agent.tools)] : agent.tools),
+    ...subAgents.tools(),
+  ];
   setHandler(modelInputQuery, (length) => ({
     messages: transcript.slice(0, length),
     tools: modelTools,

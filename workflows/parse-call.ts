@@ -5,9 +5,10 @@ import type { RunContext } from './run-context.js';
 import { invalidArgsMessage, unknownToolMessage } from './tool-messages.js';
 import { validateAgainstSchema } from './validate-args.js';
 
-/** A proposed call, sorted: ask_human, a call of a tool with its verdict, or one answered at once (invalid). */
+/** A proposed call, sorted: ask_human, a sub-agent's, a call of a tool with its verdict, or one answered at once (invalid). */
 export type ParsedCall =
   | { kind: 'ask'; call: ToolCall; args: JsonObject }
+  | { kind: 'agent'; call: ToolCall; task: string }
   | { kind: 'tool'; call: ToolCall; tool: ToolSpec; args: JsonObject; policy: PolicyDecision }
   | { kind: 'invalid'; call: ToolCall; message: string };
 
@@ -36,6 +37,16 @@ export function parseCall(ctx: RunContext, call: ToolCall): ParsedCall {
       return { kind: 'invalid', call, message: invalidArgsMessage(name, 'secret must name a secret') };
     }
     return { kind: 'ask', call, args: object };
+  }
+  if (ctx.subAgents.has(name)) {
+    const { task, ...rest } = object;
+    if (typeof task !== 'string' || task.trim() === '' || Object.keys(rest).length > 0)
+      return {
+        kind: 'invalid',
+        call,
+        message: invalidArgsMessage(name, 'a task, and nothing else, is required'),
+      };
+    return { kind: 'agent', call, task };
   }
   const tool = ctx.tools.get(name);
   if (!tool) return { kind: 'invalid', call, message: unknownToolMessage(name) };

@@ -3,6 +3,7 @@ import type { ApprovalBook } from './approval-book.js';
 import type { RunLog } from './run-log.js';
 import type { RunTotals } from './run-totals.js';
 import type { SecretVault } from './secret-vault.js';
+import type { SubAgents } from './sub-agents.js';
 
 /** What the parts of one run share. */
 export interface RunContext {
@@ -26,4 +27,6 @@ export interface RunContext {
    * it adds no await (and no reordering of commands) to runs nobody pauses.
    */
   paused(): Promise<void> | undefined;
+  /** The agents the run may call as tools, each run as a child workflow. */
+  subAgents: SubAgents;
 }

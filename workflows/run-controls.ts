@@ -17,6 +17,8 @@ export class RunControls {
   private readonly corrections: string[];
   /** Who cancels, told just before Temporal's cancellation request; the first such request counts. */
   private cancelledBy: CancelRequest | undefined;
+  /** Told of each pause, resume and cancel the run takes, to pass it on to its sub-agents. */
+  relay: (kind: 'pause' | 'resume' | 'cancel', request: RunControl) => void = () => undefined;
 
   constructor(
     private readonly log: RunLog,
@@ -37,14 +39,17 @@ export class RunControls {
   /** Sets the handlers of the cancel, pause and resume signals (a buffered signal is handled at once). */
   listen(): void {
     setHandler(cancelSignal, (request) => {
-      if (this.cancelledBy === undefined && isCancelRequest(request))
+      if (this.cancelledBy === undefined && isCancelRequest(request)) {
         this.cancelledBy = { actor: request.actor, channel: request.channel };
+        this.relay('cancel', this.cancelledBy);
+      }
     });
     setHandler(pauseSignal, (request) => {
       if (this.pausedBy !== undefined || !this.live() || !isRunControl(request)) return;
       this.pausedBy = request;
       this.log.add({ type: 'run.paused', actor: request.actor, channel: request.channel, ...said(request) });
       this.onChange();
+      this.relay('pause', request);
     });
     setHandler(resumeSignal, (request) => {
       if (this.pausedBy === undefined || !this.live() || !isRunControl(request)) return;
@@ -52,6 +57,7 @@ export class RunControls {
       if (request.message !== undefined) this.corrections.push(request.message);
       this.log.add({ type: 'run.resumed', actor: request.actor, channel: request.channel, ...said(request) });
       this.onChange();
+      this.relay('resume', request);
     });
   }
 

@@ -119,6 +119,8 @@ function answer(ctx: RunContext, item: ParsedCall): Promise<string> | string {
       return item.message;
     case 'ask':
       return askHuman(ctx, item.call.id, item.args);
+    case 'agent':
+      return ctx.subAgents.call(item.call.function.name, item.call.id, item.task);
     case 'tool':
       if (item.policy.verdict === 'deny') return deniedCall(ctx, item.tool, item.call.id);
       if (item.policy.verdict === 'auto')

@@ -60,10 +60,11 @@ async function* agUiRun(
  */
 async function answer(options: ApiOptions, caller: ApproverIdentity, runId: string, answers: AgUiAnswer[]) {
   if (answers.length === 0) return [];
-  const { approvals } = await readState(options.client, runId, options.workerWaitMs);
+  const { approvals, pending } = await readState(options.client, runId, options.workerWaitMs);
   const responses: ApprovalResponse[] = [];
   for (const { decision, ...ref } of answers) {
-    const approval = approvals.find((candidate) => candidate.trackingId === ref.trackingId);
+    // The run's own approvals, or one its sub-agents wait on (its view shows them as pending).
+    const approval = [...approvals, ...pending].find((candidate) => candidate.trackingId === ref.trackingId);
     if (!approval)
       throw new HttpError(
         404,
@@ -75,7 +76,7 @@ async function answer(options: ApiOptions, caller: ApproverIdentity, runId: stri
     if (!decision) continue;
     responses.push({
       ...ref,
-      toolCallId: approval.toolCallId,
+      toolCallId: approval.chain?.rootRunId === runId ? approval.chain.rootCallId : approval.toolCallId,
       approved: decision.approved,
       ...(decision.reason ? { reason: decision.reason } : {}),
       ...(decision.editedArgs ? { editedArgs: decision.editedArgs } : {}),

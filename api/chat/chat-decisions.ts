@@ -22,6 +22,14 @@ export function decisionOf(response: ApprovalResponse): Decision {
 }
 
 /**
+ * Whether an approval of `approvalRunId` is the chat run's to decide: its own, or one of its
+ * sub-agents', whose run ids begin with the run's (`<runId>--<call id>`).
+ */
+function ofRun(approvalRunId: string | undefined, runId: string): boolean {
+  return approvalRunId !== undefined && (approvalRunId === runId || approvalRunId.startsWith(`${runId}--`));
+}
+
+/**
  * Applies the answers to the run's approvals, one after another; answers to another run's
  * approvals (an earlier turn's, long settled) are not this turn's to apply. Returns those refused.
  */
@@ -33,7 +41,7 @@ export async function applyResponses(
 ): Promise<ChatDecisionRefused[]> {
   const refused: ChatDecisionRefused[] = [];
   for (const response of responses) {
-    if (parseTrackingId(response.trackingId)?.runId !== runId) continue;
+    if (!ofRun(parseTrackingId(response.trackingId)?.runId, runId)) continue;
     const decision = decisionOf(response);
     // The same answer sent again (a retried request, a resent history) is the same request: the
     // run answers it with its first outcome and never takes it twice.

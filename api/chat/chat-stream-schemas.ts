@@ -19,6 +19,7 @@ import {
   JsonSchema,
   Requirement,
   RunStatus,
+  SubAgentChain,
 } from '../../protocol/index.js';
 import { APPROVAL_ID } from './approval-id.js';
 
@@ -45,6 +46,9 @@ export const ChatApproval = z.object({
     .describe('The same, in words: `treasurer: 0 of 1 (large transfer: transfer: amount over 10000)`.'),
   signedBy: z.array(z.string()).describe('Who has signed the shown revision so far.'),
   deadline: z.string(),
+  chain: SubAgentChain.optional().describe(
+    "A sub-agent's approval: the agents it came through. `toolCallId` is then the chat run's call of the sub-agent.",
+  ),
 });
 export type ChatApproval = z.infer<typeof ChatApproval>;
 

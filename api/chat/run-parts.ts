@@ -90,7 +90,7 @@ export function runView(state: RunState, reader: ApproverIdentity, contextLength
   for (const message of own)
     if (message.role === 'tool')
       toolMessages.set(message.tool_call_id, splitChangeNotes(message.content).result);
-  const approvalsOf = groupApprovals(state.approvals);
+  const approvalsOf = groupApprovals([...state.approvals, ...subAgentApprovals(state)]);
   const parts: ChatPart[] = [];
   let waitsOnReader = false;
   let step = 0;
@@ -177,7 +177,18 @@ function shownOf(approval: ApprovalView): ChatApproval {
     needs: requirementLines(approval),
     signedBy: approval.approvals.map((signoff) => signoff.approver),
     deadline: approval.deadline,
+    ...(approval.chain ? { chain: approval.chain } : {}),
   };
+}
+
+/**
+ * The pending approvals of the run's sub-agents, each shown at the run's own call that started its
+ * sub-agent: the chat shows that call, not the sub-agent's.
+ */
+function subAgentApprovals(state: RunState): ApprovalView[] {
+  return state.pending.flatMap((approval) =>
+    approval.chain?.rootRunId === state.runId ? [{ ...approval, toolCallId: approval.chain.rootCallId }] : [],
+  );
 }
 
 function decided(approval: ApprovalView, events: RunEvent[]): ChatApprovalDecided {
