@@ -102,6 +102,12 @@ export interface CountersignApiOptions {
   /** How often the global event stream re-reads the run list; 1 s by default. */
   listPollMs?: number;
   /**
+   * How late Temporal's lists may show a run's change; 2 s by default. The inbox stream sends each
+   * event once it is this old, in time order, so that a `Last-Event-ID` resumes exactly; a change
+   * shown later still comes, out of order.
+   */
+  visibilityLagMs?: number;
+  /**
    * How long a read waits for a run's worker (a query) before answering without it; 5 s by
    * default (a busy run's query may wait about that long for its turn). Past it,
    * `GET /api/runs/:runId` answers from Temporal alone with `worker: 'not_answering'`, and a read

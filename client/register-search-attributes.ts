@@ -12,6 +12,15 @@ const TYPES = {
   INT: IndexedValueType.INDEXED_VALUE_TYPE_INT,
   KEYWORD: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
   KEYWORD_LIST: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+  DATETIME: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
+} as const;
+
+/** Each type as the `temporal` CLI spells it. */
+const CLI_TYPES = {
+  INT: 'Int',
+  KEYWORD: 'Keyword',
+  KEYWORD_LIST: 'KeywordList',
+  DATETIME: 'Datetime',
 } as const;
 
 const codeOf = (error: unknown) => (error as { code?: number }).code;
@@ -21,7 +30,7 @@ function howToCreate(namespace: string): string {
   return Object.values(SEARCH_ATTRIBUTES)
     .map(
       (a) =>
-        `  temporal operator search-attribute create --namespace ${namespace} --name ${a.name} --type ${a.type === 'KEYWORD_LIST' ? 'KeywordList' : a.type === 'INT' ? 'Int' : 'Keyword'}`,
+        `  temporal operator search-attribute create --namespace ${namespace} --name ${a.name} --type ${CLI_TYPES[a.type]}`,
     )
     .join('\n');
 }

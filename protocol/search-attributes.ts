@@ -26,6 +26,11 @@ export const SEARCH_ATTRIBUTES = {
   pendingTools: { name: 'CountersignPendingTools', type: 'KEYWORD_LIST' },
   /** Roles that may decide a pending approval, for inbox filters by role. */
   pendingRoles: { name: 'CountersignPendingRoles', type: 'KEYWORD_LIST' },
+  /**
+   * When the run last changed in a way an inbox is told of (an event in its log, its status, its
+   * pending approvals), in workflow time: the inbox feed lists only runs changed since it last looked.
+   */
+  changedAt: { name: 'CountersignChangedAt', type: 'DATETIME' },
 } as const;
 
 /**

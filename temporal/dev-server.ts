@@ -20,6 +20,7 @@ const DEV_TYPES: Record<string, DevServerAttributeType> = {
   INT: 'Int',
   KEYWORD: 'Keyword',
   KEYWORD_LIST: 'KeywordList',
+  DATETIME: 'Datetime',
 };
 
 /**

@@ -110,8 +110,8 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     { role: 'user', content: input.input },
   ];
   const tools = new Map(agent.tools.map((tool) => [tool.name, tool]));
-  const log = new RunLog(runId, continued?.events);
   const visibility = new Visibility(agent.name);
+  const log = new RunLog(runId, continued?.events, () => visibility.changed());
   let status: RunStatus = continued?.pausedBy ? 'paused' : 'running';
   let turns = continued?.turns ?? 0;
   const turnsBefore = turns;

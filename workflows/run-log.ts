@@ -9,10 +9,14 @@ type NewEvent = Omit<RunEvent, 'id' | 'runId' | 'at'>;
 export class RunLog {
   readonly events: RunEvent[];
 
-  /** `events`: the log of the run this one continues, if it does; ids go on from there. */
+  /**
+   * `events`: the log of the run this one continues, if it does; ids go on from there. `added` is
+   * told of each new event (the run stamps its change time).
+   */
   constructor(
     private readonly runId: string,
     events: RunEvent[] = [],
+    private readonly added: () => void = () => undefined,
   ) {
     this.events = [...events];
   }
@@ -26,6 +30,7 @@ export class RunLog {
       ...event,
     };
     this.events.push(entry);
+    this.added();
     return entry;
   }
 

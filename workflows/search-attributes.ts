@@ -15,4 +15,5 @@ export const searchAttributeKeys = {
     SEARCH_ATTRIBUTES.pendingRoles.name,
     SearchAttributeType.KEYWORD_LIST,
   ),
+  changedAt: defineSearchAttributeKey(SEARCH_ATTRIBUTES.changedAt.name, SearchAttributeType.DATETIME),
 };

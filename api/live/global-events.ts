@@ -3,37 +3,19 @@ import type { RunEvent } from '../../protocol/index.js';
 import type { RunAccess } from '../runs/run-access.js';
 import type { ApiOptions } from '../context.js';
 import { readEvents, type FeedEvent, type RunEventFeed } from './event-feed.js';
+import { compareKeys, keyOf, type EventKey } from './event-order.js';
 import { lastChange } from './history-reads.js';
-import { listLiveRuns } from '../runs/run-lists.js';
+import { listChangedRuns, type LiveRun } from '../runs/run-lists.js';
 
-/**
- * How much older than its resume point an event of a run that changed since may be and still be
- * sent. The feed emits a run's events a workflow task and a poll after their time, in the order it
- * reads runs, so one stamped a little before the last event a subscriber got may not have reached
- * it. Such events come again rather than never; subscribers apply events by id.
- */
-const RESUME_SLACK_MS = 30_000;
-
-/**
- * How long a resuming subscriber goes on listing the runs to catch up on: the list shows a run
- * that started or changed a little after it did, so a run it does not show yet may have news from
- * before the subscription, which the shared feed does not send again.
- */
-const LIST_LAG_MS = 5_000;
-
-export interface Resume {
-  at: number;
-  runId: string;
-  id: number;
-}
+/** Where a subscriber resumes: the key of the last event it had. */
+export type Resume = EventKey;
 
 /**
  * Every run's events for one inbox subscriber: live from the API's shared feed, and first either
- * what the feed found in the last moments (a new subscriber, whose lists may not show it yet) or,
- * for a subscriber resuming from a Last-Event-ID, what the runs did while it was away. Catching up
- * reads only runs whose history changed since then (a server-only read), so quiet runs cost the
- * worker nothing here either. Subscribed to the feed on the call, before the caller tells the
- * subscriber it is live: nothing found after that moment is missed.
+ * what the feed sent in the last moments (a new subscriber, whose lists may not show it yet) or,
+ * for a subscriber resuming from a Last-Event-ID, what the runs did while it was away. Subscribed
+ * to the feed on the call, before the caller tells the subscriber it is live: nothing sent after
+ * that moment is missed.
  */
 export function globalEvents(
   options: ApiOptions,
@@ -41,11 +23,12 @@ export function globalEvents(
   resume: Resume | undefined,
   signal: AbortSignal,
 ): AsyncIterable<FeedEvent> {
-  if (!resume) return feed.live(signal, { replay: true });
-  const live = feed.live(signal)[Symbol.asyncIterator]();
+  if (!resume) return feed.live(signal, { replay: true }).events;
+  const { from, events } = feed.live(signal);
+  const live = events[Symbol.asyncIterator]();
   return (async function* () {
     try {
-      yield* resumed(options, live, resume);
+      yield* resumed(options, live, from, resume);
     } finally {
       // Not awaited: a generator's return waits for a pending next, and the subscription's own
       // signal ends that.
@@ -54,76 +37,77 @@ export function globalEvents(
   })();
 }
 
+/**
+ * Exactly the events after the resume point, in the stream's order. Every feed sends events in that
+ * order (time, run, id), each once all runs that changed before its time show in the list, so the
+ * subscriber had every event up to the one it names and none after. The events after it of time
+ * before `from` (which the feed has sent before this subscription) are read here from each run
+ * whose change time is at or after the resume point's time: a run's change time is never earlier
+ * than any of its events'. Those of time `from` on come from the feed. A run with no change time
+ * (started before runs stamped one) is read if its history grew since, and all its events after
+ * the point are sent here; the feed's copies are dropped. A change the list shows later than the
+ * visibility lag comes from the feed when found: sent unless read here already.
+ */
 async function* resumed(
   options: ApiOptions,
   live: AsyncIterator<FeedEvent>,
+  from: number,
   resume: Resume,
 ): AsyncGenerator<FeedEvent> {
   const { client } = options;
   const pollMs = options.listPollMs ?? 1_000;
-  // Per run, the last event id delivered while catching up; the feed's copies of them are dropped.
-  const caughtUp = new Map<string, number>();
-  // Runs whose log could not be read yet (no worker up), whether they had closed (undefined: not
-  // known) and who may read them: their live events wait for that read.
-  const unread = new Map<string, { closed: boolean | undefined; run: RunAccess }>();
-  // For runs not caught up (yet), the first and last event ids the feed delivered.
-  const delivered = new Map<string, { first: number; last: number }>();
-  const missed = (event: RunEvent) =>
-    Date.parse(event.at) >= resume.at - RESUME_SLACK_MS &&
-    !(event.runId === resume.runId && event.id <= resume.id);
-  const catchUp = async function* (runId: string, closed: boolean | undefined, run: RunAccess) {
-    const events = await readEvents(client, runId, undefined, closed);
-    if (!events) return void unread.set(runId, { closed, run });
-    unread.delete(runId);
-    caughtUp.set(runId, events.at(-1)?.id ?? 0);
-    // A run the list showed late: the feed may have delivered some of its events already.
-    const sent = delivered.get(runId);
-    delivered.delete(runId);
-    for (const event of events)
-      if (missed(event) && !(sent && event.id >= sent.first && event.id <= sent.last)) yield { event, run };
-  };
-  // Runs a listing showed: caught up on then if they had changed, followed by the feed from then on.
-  const listed = new Set<string>();
-  /**
-   * Runs that changed since the resume point, not listed before; closed runs are listed only if
-   * they closed since then. A run the list shows as running may have closed since (the list lags):
-   * the read tells.
-   */
-  const catchUpListed = async function* () {
-    for (const info of await listLiveRuns(client, options.namespace, resume.at)) {
-      if (listed.has(info.runId)) continue;
-      listed.add(info.runId);
-      const changed = !info.running || (await lastChange(client, options.namespace, info.runId)) >= resume.at;
-      if (changed) yield* catchUp(info.runId, info.running ? undefined : true, info.access());
+  const after = (event: RunEvent) => compareKeys(keyOf(event), resume) > 0;
+  // Per run, the ids of the events sent while catching up: the feed's copies of them are dropped.
+  const sent = new Map<string, Set<number>>();
+  // Runs whose log could not be read yet (no worker up): their live events wait for that read,
+  // which then sends every event after the point.
+  const unread = new Map<string, LiveRun>();
+
+  /** The run's events to send now, or undefined when it cannot be read now. */
+  const catchUp = async (info: LiveRun, all: boolean): Promise<FeedEvent[] | undefined> => {
+    const events = await readEvents(client, info.runId, undefined, !info.running);
+    if (!events) return undefined;
+    const ids = sent.get(info.runId) ?? new Set<number>();
+    sent.set(info.runId, ids);
+    const run: RunAccess = info.access();
+    const found: FeedEvent[] = [];
+    for (const event of events) {
+      if (!after(event) || ids.has(event.id) || (!all && Date.parse(event.at) >= from)) continue;
+      ids.add(event.id);
+      found.push({ event, run });
     }
+    return found;
   };
 
-  const listingUntil = Date.now() + LIST_LAG_MS;
-  yield* catchUpListed();
+  const first: FeedEvent[] = [];
+  for (const info of await listChangedRuns(client, options.namespace, resume.at, resume.at)) {
+    const stamped = info.changedAt !== undefined;
+    // An unstamped run the list shows as running may have closed since (the list lags): the read tells.
+    if (!stamped && info.running && (await lastChange(client, options.namespace, info.runId)) < resume.at)
+      continue;
+    const found = await catchUp(info, !stamped);
+    if (found) first.push(...found);
+    else unread.set(info.runId, info);
+  }
+  yield* first.sort((a, b) => compareKeys(keyOf(a.event), keyOf(b.event)));
 
   const tick = Symbol('tick');
   let next = live.next();
   for (;;) {
-    const listing = Date.now() < listingUntil;
-    if (!listing) {
-      delivered.clear();
-      listed.clear();
-    }
-    const woke = await Promise.race(unread.size > 0 || listing ? [next, sleep(pollMs, tick)] : [next]);
+    const woke = await Promise.race(unread.size > 0 ? [next, sleep(pollMs, tick)] : [next]);
     if (woke === tick) {
-      for (const [runId, { closed, run }] of [...unread]) yield* catchUp(runId, closed, run);
-      if (listing) yield* catchUpListed();
+      for (const [runId, info] of [...unread]) {
+        const found = await catchUp(info, true);
+        if (!found) continue;
+        unread.delete(runId);
+        yield* found;
+      }
       continue;
     }
     if (woke.done) return;
     next = live.next();
     const { event } = woke.value;
-    if (unread.has(event.runId) || event.id <= (caughtUp.get(event.runId) ?? 0)) continue;
-    if (event.runId === resume.runId && event.id <= resume.id) continue;
-    if (listing && !caughtUp.has(event.runId)) {
-      const sent = delivered.get(event.runId);
-      delivered.set(event.runId, { first: sent?.first ?? event.id, last: event.id });
-    }
+    if (!after(event) || unread.has(event.runId) || sent.get(event.runId)?.has(event.id)) continue;
     yield woke.value;
   }
 }

@@ -132,8 +132,8 @@ export function isTransient(err: unknown): boolean {
 
 /**
  * `GET /api/events`: every run's events the caller may read, for the inbox. Runs are found with
- * the list filter and re-read when their history grows; ids are `<epoch ms>~<runId>~<event id>`
- * so `Last-Event-ID` resumes from a point in time across runs. Each event is judged by its run's
+ * the list filter on their change time; ids are `<epoch ms>~<runId>~<event id>`, in the order the
+ * stream sends them, so `Last-Event-ID` resumes exactly across runs (global-events.ts). Each event is judged by its run's
  * listing as the feed last saw it, so a run that comes to ask for the caller's role shows from then.
  */
 export function allEventsStream(options: ApiOptions, feed: RunEventFeed): RequestHandler {

@@ -131,16 +131,17 @@ export interface LiveRun {
   runId: string;
   running: boolean;
   /**
+   * When the run last changed, as it stamps it (`CountersignChangedAt`, epoch ms); undefined for a
+   * run that has not stamped (started before runs did, or stepped only by older workers).
+   */
+  changedAt?: number;
+  /**
    * What the visibility store last recorded of the run, as one opaque string: it changes when the
    * run's status, search attributes or memo change (a decision, a deadline, an approval asked for),
    * a little after the change. Not its history length: a SQL visibility store records that only
    * when the run closes, and none records it on every event.
    */
   listed: string;
-  /** As the visibility store last recorded it: 0 for a running run on some stores. */
-  historyLength: number;
-  startTime: number;
-  closeTime?: number;
   /**
    * What decides who may read it, as the list last showed it: decoded when asked, for the few runs
    * with news, not for every run of every poll.
@@ -149,20 +150,26 @@ export interface LiveRun {
 }
 
 /**
- * Every running run, and those closed at or after `closedSince` (epoch ms): what a follower of all
- * runs' events needs to look at, however many runs wait. Older closed runs have nothing new to say.
- * Read raw, page by page: decoding every run's memo and search attributes once a second would cost
- * the API more than the rest of following them (the three small attributes that decide who may read
- * a run are decoded only for a run with news). The list lags behind the runs: a run that just
- * started, changed or closed may still show as it was.
+ * The runs that changed at or after `changedSince` (epoch ms, their change-time attribute) and, with
+ * `unstamped`, the runs that carry no change time: running, or closed at or after `unstamped`. What
+ * a follower of all runs' events needs to look at: however many runs wait, only those that changed
+ * are listed. Read raw, page by page, the three small attributes that decide who may read a run
+ * decoded only for a run with news. The list lags behind the runs: a run that just changed may
+ * still show as it was.
  */
-export async function listLiveRuns(
+export async function listChangedRuns(
   client: Client,
   namespace: string,
-  closedSince: number,
+  changedSince: number,
+  unstamped?: number,
 ): Promise<LiveRun[]> {
-  const since = new Date(closedSince).toISOString();
-  const query = `${listQuery({})} AND (ExecutionStatus = 'Running' OR CloseTime >= '${since}')`;
+  const changedAt = SEARCH_ATTRIBUTES.changedAt.name;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const orUnstamped =
+    unstamped === undefined
+      ? ''
+      : ` OR (${changedAt} IS NULL AND (ExecutionStatus = 'Running' OR CloseTime >= '${iso(unstamped)}'))`;
+  const query = `${listQuery({})} AND (${changedAt} >= '${iso(changedSince)}'${orUnstamped})`;
   const decode = payloadDecoder(client);
   const runs: LiveRun[] = [];
   let nextPageToken: Uint8Array | undefined;
@@ -174,15 +181,15 @@ export async function listLiveRuns(
       nextPageToken,
     });
     for (const info of page.executions ?? []) {
-      const closeTime = info.closeTime ? timestampMs(info.closeTime) : undefined;
+      const fields = info.searchAttributes?.indexedFields ?? {};
+      const stamp = decode(fields[changedAt]);
+      const changed = typeof stamp === 'string' ? Date.parse(stamp) : Number.NaN;
       runs.push({
         runId: info.execution?.workflowId ?? '',
         running: info.status === RUNNING,
+        ...(Number.isNaN(changed) ? {} : { changedAt: changed }),
         listed: listedRecord(info),
-        historyLength: Number(info.historyLength ?? 0),
-        startTime: info.startTime ? timestampMs(info.startTime) : 0,
-        ...(closeTime !== undefined ? { closeTime } : {}),
-        access: once(() => accessOfAttributes(info.searchAttributes?.indexedFields ?? {}, decode)),
+        access: once(() => accessOfAttributes(fields, decode)),
       });
     }
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;

@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import proto from '@temporalio/proto';
-import type { RunEvent } from '../../protocol/index.js';
+import { SEARCH_ATTRIBUTES, type RunEvent } from '../../protocol/index.js';
 import { call, calls, say, type ScriptStep } from '../support/fake-model.js';
 import { holdDeploys, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { pool } from '../faults/support/pool.js';
-import { globalId } from '../../api/live/sse.js';
-import { lastChange } from '../../api/live/history-reads.js';
-import { openSse, type SseStream } from './sse-reader.js';
+import { globalId, parseGlobalId } from '../../api/live/sse.js';
+import { compareKeys } from '../../api/live/event-order.js';
+import { VISIBILITY_LAG_MS } from '../../api/live/event-feed.js';
+import { bundleUnstampedWorkflows } from '../support/worker.js';
+import { openSse, type SseMessage, type SseStream } from './sse-reader.js';
 
 let stack: Stack;
 before(async () => {
@@ -252,10 +254,25 @@ test('the global stream carries every run, and resumes from a Last-Event-ID', as
 });
 
 /**
+ * Waits until `runId` has been in none of the API's list answers for ten lists (the run's change
+ * time is older than what the feed lists); fails after a minute. Returns how many it was in.
+ */
+async function leftTheList(runId: string): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const listed = stack.apiListed(runId);
+    await apiCallsReach('ListWorkflowExecutions', stack.apiCalls('ListWorkflowExecutions'), 10);
+    if (stack.apiListed(runId) === listed) return listed;
+    if (Date.now() > deadline) throw new Error(`run ${runId} was still listed after a minute`);
+  }
+}
+
+/**
  * A run paused on its approval, a worker restarted with an empty cache (as if every paused run had
- * been evicted), and an inbox stream opened (resuming from `lastEventId` if given): the stream must
- * leave the run out of the worker's cache, then still bring the decision taken next, and none of
- * the events before the subscriber.
+ * been evicted), and an inbox stream opened (resuming from `lastEventId` if given): the feed must
+ * stop listing the quiet run once its change is old, never describe or read it, leave it out of the
+ * worker's cache, then still bring the decision taken next, and none of the events before the
+ * subscriber.
  */
 async function quietRunStaysUncached(input: string, lastEventId?: (runId: string) => string) {
   const runId = await startRun('bank', input, transfer, say('Sent.'));
@@ -267,18 +284,23 @@ async function quietRunStaysUncached(input: string, lastEventId?: (runId: string
   );
   // Nothing of this file's runs left in flight: only a read could load a run into the new cache.
   await settled();
+  // Quiet for longer than a feed that starts tells its first subscribers of (the lists' lag).
+  const { searchAttributes } = await stack.client.workflow.getHandle(runId).describe();
+  const changedAt = searchAttributes[SEARCH_ATTRIBUTES.changedAt.name]![0] as Date;
+  await sleep(Math.max(0, changedAt.getTime() + VISIBILITY_LAG_MS + 500 - Date.now()));
   await stack.stopWorker();
   await stack.startWorker();
   assert.equal(stack.cachedRuns(), 0);
-  const lists = stack.apiCalls('ListWorkflowExecutions');
   const describes = stack.apiCalls('DescribeWorkflowExecution');
   const queries = stack.apiCalls('QueryWorkflow');
   await withStream('/api/events', lastEventId?.(runId), async (stream) => {
     assert.equal(stream.status, 200);
-    // Fifteen polls at least (the stack lists every 200 ms; a resuming stream lists too), in which
-    // the feed looks at the quiet run twice: five polls after it started, and ten after that.
-    await apiCallsReach('ListWorkflowExecutions', lists, 15);
-    await apiCallsReach('DescribeWorkflowExecution', describes, 2);
+    const listed = await leftTheList(runId);
+    // Twenty polls more (the stack lists every 200 ms), in which a feed that lists every live run
+    // would list it twenty times.
+    await apiCallsReach('ListWorkflowExecutions', stack.apiCalls('ListWorkflowExecutions'), 20);
+    assert.equal(stack.apiListed(runId), listed, 'the feed listed a quiet run');
+    assert.equal(stack.apiCalls('DescribeWorkflowExecution') - describes, 0, 'the feed described a run');
     assert.equal(stack.apiCalls('QueryWorkflow') - queries, 0, 'the stream read a quiet run');
     assert.equal(stack.cachedRuns(), 0, 'the stream had the worker load the paused run');
 
@@ -286,6 +308,7 @@ async function quietRunStaysUncached(input: string, lastEventId?: (runId: string
     const seen = await stream.until(ofRun(runId, 'run.finished'));
     const mine = seen.filter((m) => (m.data as RunEvent).runId === runId).map((m) => m.event);
     assert.ok(mine.includes('approval.decided'), mine.join(', '));
+    assert.ok(!mine.includes('approval.requested'), mine.join(', '));
   });
 }
 
@@ -326,22 +349,35 @@ test('a subscriber resuming gets what a still-waiting run did while it was away'
   }
 });
 
-test('resuming, an event stamped before the resume point but written after it still comes', async () => {
-  // The feed emits a run's events a task and a poll after their time, in the order it reads runs:
-  // a subscriber may have had another run's later-stamped event before this one reached it.
-  const { runId } = await approvedOnceWhileAway('events: stamped before the resume point');
-  try {
-    // The decision is taken once the run's state shows it (a 202 answer comes before).
-    let decided: RunEvent | undefined;
-    while (!(decided = (await stack.state(runId)).events.find((e) => e.type === 'approval.decided')))
-      await sleep(50);
-    const writtenAt = await lastChange(stack.client, stack.client.options.namespace, runId);
-    assert.ok(Date.parse(decided.at) <= writtenAt);
-    await withStream('/api/events', `${writtenAt}~another-run~9`, async (stream) => {
-      await stream.until(ofRun(runId, 'approval.decided'));
-    });
-  } finally {
-    await cancelled(runId);
+test('a subscriber resuming from any event of the stream gets exactly the events after it', async () => {
+  // Three runs asking, decided and finishing at once, their steps interleaved, one subscriber
+  // throughout.
+  const runIds = new Set<string>();
+  const ours = (m: SseMessage) => runIds.has((m.data as RunEvent).runId);
+  const seen = await withStream('/api/events', undefined, async (stream) => {
+    for (const i of [1, 2, 3])
+      runIds.add(await startRun('bank', `events: exact ${i}`, transfer, say('Sent.')));
+    const pending = await Promise.all([...runIds].map((runId) => stack.waitForPending(runId)));
+    await Promise.all(pending.map(([approval]) => approved(approval!.trackingId)));
+    let finished = 0;
+    return stream.until((m) => ours(m) && m.event === 'run.finished' && ++finished === runIds.size);
+  });
+  const mine = seen.filter(ours);
+  // The stream's order: time, then run, then id, as the ids spell it.
+  const keys = mine.map((m) => parseGlobalId(m.id)!);
+  for (let i = 1; i < keys.length; i++)
+    assert.ok(compareKeys(keys[i - 1]!, keys[i]!) < 0, `${mine[i - 1]!.id} came before ${mine[i]!.id}`);
+
+  const last = mine.at(-1)!;
+  for (const cut of [0, 3, Math.floor(mine.length / 2), mine.length - 2]) {
+    const resumed = await withStream('/api/events', mine[cut]!.id, (stream) =>
+      stream.until((m) => m.id === last.id),
+    );
+    assert.deepEqual(
+      resumed.filter(ours).map((m) => m.id),
+      mine.slice(cut + 1).map((m) => m.id),
+      `resumed after ${mine[cut]!.id}`,
+    );
   }
 });
 
@@ -464,27 +500,35 @@ test('the feed follows every waiting run, not only the newest five hundred', asy
   }
 });
 
-test('the feed describes a quiet run less and less often', async () => {
-  const runId = await startRun('bank', 'events: quiet backoff', transfer, say('Sent.'));
+test('a run that stamps no change time, as runs started before runs did, is still followed', async () => {
+  await settled();
+  await stack.stopWorker();
+  await stack.startWorker({ workflowBundle: await bundleUnstampedWorkflows() });
   try {
-    await stack.waitForPending(runId);
-    await settled();
-    // A feed of its own, started now, with every run already there quiet.
-    await feedStopped();
-    const { count: running } = await stack.client.workflow.count(
-      `WorkflowType = 'agentWorkflow' AND ExecutionStatus = 'Running'`,
-    );
-    const lists = stack.apiCalls('ListWorkflowExecutions');
-    const describes = stack.apiCalls('DescribeWorkflowExecution');
-    await withStream('/api/events', undefined, async () => {
-      // Thirty polls: looked at every five polls, each run would be described six times; waiting
-      // twice as long after each quiet look, twice (at polls 5 and 15).
-      await apiCallsReach('ListWorkflowExecutions', lists, 30);
+    const runId = await startRun('bank', 'events: unstamped', transfer, say('Sent.'));
+    const [pending] = await stack.waitForPending(runId);
+    const { raw } = await stack.client.workflow.getHandle(runId).describe();
+    const fields = raw.workflowExecutionInfo?.searchAttributes?.indexedFields ?? {};
+    assert.ok(SEARCH_ATTRIBUTES.status.name in fields, 'the run publishes its status');
+    assert.ok(!(SEARCH_ATTRIBUTES.changedAt.name in fields), 'the run stamps no change time');
+    const lastSeen = globalId((await stack.state(runId)).events.at(-1)!);
+    await withStream('/api/events', undefined, async (stream) => {
+      // The feed's first look takes the run as it is.
+      await apiCallsReach('ListWorkflowExecutions', stack.apiCalls('ListWorkflowExecutions'), 2);
+      await approved(pending!.trackingId);
+      const seen = await stream.until(ofRun(runId, 'run.finished'));
+      const mine = seen.filter((m) => (m.data as RunEvent).runId === runId).map((m) => m.event);
+      assert.ok(mine.includes('approval.decided'), mine.join(', '));
     });
-    const described = stack.apiCalls('DescribeWorkflowExecution') - describes;
-    assert.ok(described > 0, 'quiet runs were never described');
-    assert.ok(described <= running * 3, `${described} describes of ${running} running runs in 30 polls`);
+    // Resuming from before the decision, it is caught up on too.
+    await withStream('/api/events', lastSeen, async (stream) => {
+      const seen = await stream.until(ofRun(runId, 'run.finished'));
+      const mine = seen.filter((m) => (m.data as RunEvent).runId === runId).map((m) => m.event);
+      assert.ok(mine.includes('approval.decided'), mine.join(', '));
+      assert.ok(!mine.includes('approval.requested'), mine.join(', '));
+    });
   } finally {
-    await cancelled(runId);
+    await stack.stopWorker();
+    await stack.startWorker();
   }
 });

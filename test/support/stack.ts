@@ -22,6 +22,7 @@ import { apiTestAgents, testApprovers } from './api-agents.js';
 import { assertListedErrorCode } from './listed-error-code.js';
 import { getTestTemporal } from './temporal-server.js';
 import { holdListAnswers, visibilityLagMs } from './visibility-lag.js';
+import { countListedRuns } from './listed-runs.js';
 import { waitFor } from './wait-for.js';
 import { startTestWorker } from './worker.js';
 
@@ -70,11 +71,17 @@ export interface Stack {
   cachedRuns(): number;
   /** How many calls of this Temporal method (`ListWorkflowExecutions`...) the API has made. */
   apiCalls(method: string): number;
+  /** In how many of the API's list answers this run was. */
+  apiListed(runId: string): number;
   /**
    * Starts the worker again; `address` connects it elsewhere (a proxy in front of Temporal),
-   * `payloadCodec` gives it other keys.
+   * `payloadCodec` gives it other keys, `workflowBundle` other workflows.
    */
-  startWorker(options?: { address?: string; payloadCodec?: PayloadCodec }): Promise<void>;
+  startWorker(options?: {
+    address?: string;
+    payloadCodec?: PayloadCodec;
+    workflowBundle?: { code: string };
+  }): Promise<void>;
   /** Where Temporal (the test's own dev server, or TEMPORAL_ADDRESS) listens. */
   temporalAddress: string;
   /** The worker's task queue, for an API of the test's own to start runs on. */
@@ -132,10 +139,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     apiCallCounts.set(method, (apiCallCounts.get(method) ?? 0) + 1);
     return new InterceptingCall(next(call));
   };
+  const listedRuns = countListedRuns();
   const lag = visibilityLagMs();
   const apiConnection = await Connection.connect({
     address: temporal.address,
-    interceptors: [countCalls, ...(lag > 0 ? [holdListAnswers(lag)] : [])],
+    interceptors: [countCalls, listedRuns.interceptor, ...(lag > 0 ? [holdListAnswers(lag)] : [])],
   });
 
   // Listen first, so the API and the notifier's links know the real URL.
@@ -270,12 +278,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     cachedRuns: () => worker.worker.getStatus().numCachedWorkflows,
     apiCalls: (method) => apiCallCounts.get(method) ?? 0,
-    async startWorker({ address = temporal.address, payloadCodec: codec = payloadCodec } = {}) {
+    apiListed: listedRuns.listed,
+    async startWorker({
+      address = temporal.address,
+      payloadCodec: codec = payloadCodec,
+      workflowBundle,
+    } = {}) {
       worker = await startTestWorker({
         ...workerOptions,
         address,
         payloadCodec: codec,
         taskQueue: worker.taskQueue,
+        workflowBundle,
       });
       workerRunning = true;
     },

@@ -1,7 +1,9 @@
 import type { KeySet } from '../../codec/keyring.js';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import type { PayloadCodec } from '@temporalio/common';
 import {
+  bundleWorkflowCode,
   DefaultLogger,
   makeTelemetryFilterString,
   NativeConnection,
@@ -9,7 +11,13 @@ import {
   type Worker,
 } from '@temporalio/worker';
 import type { AgentDefinition } from '../../define/index.js';
-import { bundleWorkflows, createWorker, type ModelSettings, type Notifier } from '../../worker/index.js';
+import {
+  bundleWorkflows,
+  createWorker,
+  WORKFLOWS_PATH,
+  type ModelSettings,
+  type Notifier,
+} from '../../worker/index.js';
 import type { ContentStore } from '../../content-store/content-store.js';
 
 let runtimeInstalled = false;
@@ -29,6 +37,18 @@ export function installTestRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
 
 let bundle: Promise<{ code: string }> | undefined;
 
+/**
+ * Countersign's workflows as an older release steps them: stamping no change time
+ * (workflow/unstamped-runs.ts). For `startTestWorker`'s `workflowBundle`.
+ */
+export function bundleUnstampedWorkflows(): Promise<{ code: string }> {
+  return bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: [fileURLToPath(new URL('./workflow/unstamped-runs.ts', import.meta.url))],
+    logger: new DefaultLogger('ERROR'),
+  });
+}
+
 export interface TestWorker {
   worker: Worker;
   taskQueue: string;
@@ -47,6 +67,8 @@ export async function startTestWorker(options: {
   contentStore?: ContentStore;
   payloadCodec?: PayloadCodec;
   secretKeys?: KeySet;
+  /** Workflows bundled otherwise (with test interceptors); Countersign's own by default. */
+  workflowBundle?: { code: string };
 }): Promise<TestWorker> {
   installTestRuntime();
   bundle ??= bundleWorkflows();
@@ -63,7 +85,7 @@ export async function startTestWorker(options: {
     contentStore: options.contentStore,
     payloadCodec: options.payloadCodec,
     secretKeys: options.secretKeys,
-    workflowBundle: await bundle,
+    workflowBundle: options.workflowBundle ?? (await bundle),
     workerOptions: { shutdownGraceTime: '1 second' },
   });
   const running = worker.run();

@@ -1,0 +1,26 @@
+/**
+ * Workflow interceptors (bundled into a test worker's workflows) that make the runs this worker
+ * steps look like runs started before runs stamped their change time: the commands that record the
+ * patch and write `CountersignChangedAt` are dropped before they reach the server, so the history
+ * holds neither, exactly as an older release's history.
+ */
+import type { WorkflowInterceptors } from '@temporalio/workflow';
+import { SEARCH_ATTRIBUTES } from '../../../protocol/search-attributes.js';
+import { CHANGE_TIME_PATCH } from '../../../workflows/visibility.js';
+
+export const interceptors = (): WorkflowInterceptors => ({
+  internals: [
+    {
+      concludeActivation(input, next) {
+        const commands = input.commands.filter((command) => {
+          if (command.setPatchMarker?.patchId === CHANGE_TIME_PATCH) return false;
+          const fields = command.upsertWorkflowSearchAttributes?.searchAttributes?.indexedFields;
+          if (!fields) return true;
+          delete fields[SEARCH_ATTRIBUTES.changedAt.name];
+          return Object.keys(fields).length > 0;
+        });
+        return next({ ...input, commands });
+      },
+    },
+  ],
+});
