@@ -34,6 +34,15 @@ export function approvalTitle(a) {
 }
 
 /**
+ * The agent that asks: for a sub-agent, the chain from the root's agent down to it and its tool
+ * ("ops → payments → transfer"), so people who look at the root know where it comes from.
+ * @param {ApprovalSummary} a
+ */
+export function askedBy(a) {
+  return a.chain ? [...a.chain.agents, a.tool].join(' → ') : a.agent;
+}
+
+/**
  * A title's mark of its kind, where the kind changes what the answers mean.
  * @param {ApprovalSummary} a
  */
@@ -183,7 +192,15 @@ function followEdit(lede, ctx, a, args) {
 function facts(a) {
   /** @type {[string, Child][]} */
   const rows = [
-    ['Agent', a.agent],
+    ['Agent', askedBy(a)],
+    ...(a.chain
+      ? /** @type {[string, Child][]} */ ([
+          [
+            'Root run',
+            h('a', { href: `#/runs/${encodeURIComponent(a.chain.rootRunId)}` }, a.chain.rootRunId),
+          ],
+        ])
+      : []),
     ['Run', h('a', { href: `#/runs/${encodeURIComponent(a.runId)}` }, a.runId)],
     ['Tracking id', h('code', {}, a.trackingId)],
     ['Requested by', a.requester ?? 'unknown'],
@@ -372,7 +389,7 @@ export async function approvalView(ctx, trackingId) {
       h(
         'p',
         { class: 'meta muted' },
-        `Requested by ${a.requester ?? 'unknown'} · ${a.agent} · `,
+        `Requested by ${a.requester ?? 'unknown'} · ${askedBy(a)} · `,
         h('a', { href: `#/runs/${encodeURIComponent(a.runId)}` }, 'run'),
         pending ? [' · due ', time(a.deadline), a.escalated ? ' (escalated)' : ''] : null,
       ),

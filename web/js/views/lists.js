@@ -2,7 +2,7 @@
 import { api } from '../api.js';
 import { h, statusChip, time } from '../dom.js';
 import { pagedList, pageQuery } from '../paged.js';
-import { approvalTitle, howSettled, kindBadge } from './approval.js';
+import { approvalTitle, askedBy, howSettled, kindBadge } from './approval.js';
 import { attemptLine } from './outcome.js';
 import { secretLabel } from './secret.js';
 
@@ -62,7 +62,7 @@ function card(ctx, a) {
       h(
         'span',
         { class: 'muted' },
-        `${a.agent} · requested by ${a.requester ?? 'unknown'}, `,
+        `${askedBy(a)} · requested by ${a.requester ?? 'unknown'}, `,
         time(a.requestedAt),
         pending ? [' · due ', time(a.deadline), quorum] : '',
       ),
