@@ -8,6 +8,7 @@ import { OUTCOME_DONE } from './outcome.js';
 import { outcomeChoices } from './outcome-choices.js';
 import { planEditor } from './plan.js';
 import { SECRET_DONE, secretForm } from './secret.js';
+import { standingChoice } from './standing.js';
 
 /** @typedef {import('../../types/inbox.js').ApprovalDetail} ApprovalDetail */
 /** @typedef {import('../../types/inbox.js').Ctx} Ctx */
@@ -142,8 +143,12 @@ export function decisionPanel(ctx, a, reload, { rule, onEdit } = {}) {
   const work = [];
   /** @type {Child[]} */
   const actions = [];
+  // Where the policy offers it: approve this call and the later ones like it in the run.
+  const standing = standingChoice(a);
+  /** @param {Decision} decision */
+  const signed = (decision) => (standing ? standing.decide(decision) : decision);
   /** @type {() => Promise<void> | undefined} */
-  let approveAction = () => send({ type: 'approve' });
+  let approveAction = () => send(signed({ type: 'approve' }));
 
   if (a.kind === 'call' && allowed.has('edit')) {
     const diff = h('div', { class: 'diff-box', 'aria-live': 'polite' });
@@ -171,8 +176,8 @@ export function decisionPanel(ctx, a, reload, { rule, onEdit } = {}) {
         say('Some arguments are not valid: see the fields marked in red.', true);
         return;
       }
-      if (changes.length === 0) return send({ type: 'approve' });
-      return send({ type: 'edit', args }, (fields) => editor.showErrors(fields));
+      if (changes.length === 0) return send(signed({ type: 'approve' }));
+      return send(signed({ type: 'edit', args }), (fields) => editor.showErrors(fields));
     };
     work.push(
       h('h2', {}, 'Proposed call'),
@@ -199,7 +204,7 @@ export function decisionPanel(ctx, a, reload, { rule, onEdit } = {}) {
         }),
       ),
     );
-    actions.push(h('div', { class: 'row' }, approveButton));
+    actions.push(standing?.element ?? null, h('div', { class: 'row' }, approveButton));
     update();
   } else if (a.kind === 'plan' && allowed.has('edit')) {
     const tools = ctx.state.agents.find((agent) => agent.name === a.agent)?.tools ?? [];
@@ -256,6 +261,7 @@ export function decisionPanel(ctx, a, reload, { rule, onEdit } = {}) {
     if (a.kind === 'result') work.push(h('h2', {}, 'Result for review'), h('pre', {}, json(a.result)));
     if (allowed.has('approve'))
       actions.push(
+        standing?.element ?? null,
         h(
           'div',
           { class: 'row' },

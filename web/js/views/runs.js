@@ -6,6 +6,7 @@ import { pagedList, pageQuery } from '../paged.js';
 import { kindBadge } from './approval.js';
 import { auditView } from './audit.js';
 import { runControls } from './run-controls.js';
+import { standingList } from './standing.js';
 import { transcriptView } from './transcript.js';
 
 /** @typedef {import('../../types/inbox.js').Ctx} Ctx */
@@ -201,6 +202,7 @@ export async function runView(ctx, runId) {
             ),
           ]
         : null,
+      standingList(run, load),
       controls(run),
       h('h2', {}, 'Conversation'),
       transcriptView(run.transcript, {

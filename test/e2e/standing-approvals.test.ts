@@ -1,0 +1,116 @@
+// A standing approval as an approver gives and ends it in the inbox, in Chromium: the approval page
+// offers "and the later calls like it" where the policy does (unticked), the run page lists what it
+// covered, and Revoke ends it, so the next call like it asks again.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { z } from 'zod';
+import { defineAgent, defineTool } from '../../define/index.js';
+import { launchChromium, openRun, signIn } from '../support/chromium.js';
+import { apiTestAgents, tokens } from '../support/api-agents.js';
+import { call, calls, say } from '../support/fake-model.js';
+import { startStack, type Stack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
+
+const refill = defineTool({
+  name: 'refill',
+  description: 'Refill a petty cash box.',
+  parameters: z.object({ box: z.string(), amount: z.number().positive() }),
+  approval: { approvers: ['treasurer'], standing: { maxSeconds: 3600, maxCalls: 5 } },
+  async execute(args) {
+    return { refilled: args.amount };
+  },
+});
+const count = defineTool({
+  name: 'count',
+  description: 'Count the cash in a box.',
+  parameters: z.object({ box: z.string() }),
+  approval: { approvers: ['treasurer'] },
+  async execute() {
+    return { counted: 40 };
+  },
+});
+const pettyCash = defineAgent({
+  name: 'petty-cash',
+  description: 'Refills cash boxes.',
+  instructions: 'Refill the boxes asked for.',
+  tools: [refill, count],
+});
+
+let stack: Stack;
+let browser: Browser;
+let page: Page;
+
+before(async () => {
+  stack = await startStack({ agents: [...apiTestAgents, pettyCash] });
+  browser = await launchChromium();
+  page = await browser.newPage();
+  page.setDefaultTimeout(30_000);
+  // Bob is a treasurer.
+  await signIn(page, stack.url, tokens.bob);
+});
+
+after(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+const refillOf = (id: string) => calls(call('refill', { box: 'front-desk', amount: 40 }, id));
+
+/** The run's pending approval, once it is the call `toolCallId`'s. */
+const pendingCall = (runId: string, toolCallId: string) =>
+  waitFor(async () => {
+    const [pending] = (await stack.state(runId)).pending;
+    return pending?.toolCallId === toolCallId ? pending : undefined;
+  }, `${toolCallId} to wait`);
+
+test('an approver gives a standing approval from the approval page and revokes it from the run page', async () => {
+  const runId = await stack.startRun(
+    'petty-cash',
+    'refill the boxes',
+    tokens.victor,
+    refillOf('r1'),
+    refillOf('r2'),
+    calls(call('count', { box: 'front-desk' }, 'c1')),
+    refillOf('r3'),
+    say('Refilled.'),
+  );
+  const first = await pendingCall(runId, 'r1');
+  await page.goto(`${stack.url}/#/approvals/${encodeURIComponent(first.trackingId)}`);
+  const choice = page.getByLabel(
+    /Also approve up to 5 later refill calls like this one in this run, for 1 hour/,
+  );
+  assert.equal(await choice.isChecked(), false, 'a standing approval is never given by default');
+  await choice.check();
+  await page.getByRole('button', { name: 'Approve', exact: true }).click();
+
+  // The second refill ran under it; the count asks, as its policy offers none.
+  const counting = await pendingCall(runId, 'c1');
+  await openRun(page, stack.url, runId);
+  const item = page.locator('ul.standing li');
+  await item.filter({ hasText: '1 of 5 later calls run' }).waitFor();
+  assert.match((await item.textContent()) ?? '', /refill · active · granted by bob/);
+
+  await item.getByRole('button', { name: 'Revoke' }).click();
+  await item.filter({ hasText: 'revoked by bob' }).waitFor();
+  await stack.http('POST', `/api/approvals/${counting.trackingId}/decision`, {
+    token: tokens.bob,
+    body: { type: 'approve' },
+  });
+  // Revoked: the third refill asks again.
+  const third = await pendingCall(runId, 'r3');
+  await stack.http('POST', `/api/approvals/${third.trackingId}/decision`, {
+    token: tokens.bob,
+    body: { type: 'reject', message: 'enough' },
+  });
+  const result = await stack.result(runId);
+  const standing = result.state!.events.filter((e) => e.type.startsWith('standing.'));
+  assert.deepEqual(
+    standing.map((e) => [e.type, e.channel ?? null]),
+    [
+      ['standing.granted', null],
+      ['standing.used', null],
+      ['standing.revoked', 'inbox'],
+    ],
+  );
+});
