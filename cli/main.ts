@@ -34,6 +34,10 @@ interface GlobalOptions {
  * Everything printed goes through `terminalText`: fields one by one (format.ts), and the whole text
  * once more, so no server text reaches the terminal raw (JSON output stays JSON).
  */
+/** What `--standing` signs for, said where an approver reads it. */
+const STANDING_HELP =
+  'also approve the later calls like this one in this run, on the terms its policy offers (see `approvals show`); refused where the policy offers none';
+
 const print = (text: string) => process.stdout.write(`${terminalText(text, { block: true })}\n`);
 
 /** The `countersign` command: a client of the REST API, local or remote. */
@@ -138,6 +142,23 @@ export function buildProgram(): Command {
       print(json ? JSON.stringify(body, null, 2) : runDetail(body));
     });
   runs
+    .command('revoke-standing')
+    .description(
+      'end a standing approval of a run (by the tracking id of the approval that gave it): later calls like its call ask again',
+    )
+    .argument('<runId>')
+    .argument('<trackingId>')
+    .action(async (runId: string, trackingId: string, _options: unknown, command: Command) => {
+      const { api: client, json } = api(command);
+      const { body } = await client.request<{ runId: string; trackingId: string; status: string }>(
+        'POST',
+        `/api/runs/${encodeURIComponent(runId)}/standing/${encodeURIComponent(trackingId)}/revoke`,
+        undefined,
+        { 'x-countersign-channel': 'cli' },
+      );
+      print(json ? JSON.stringify(body, null, 2) : `${terminalText(body.trackingId)}: revoking`);
+    });
+  runs
     .command('cancel')
     .description('cancel a run: its pending approvals settle as cancelled, by you')
     .argument('<runId>')
@@ -238,10 +259,12 @@ export function buildProgram(): Command {
     )
     .argument('<trackingId>')
     .option('--message <text>', 'a note for the audit trail')
-    .action((trackingId: string, options: { message?: string }, command: Command) =>
+    .option('--standing', STANDING_HELP)
+    .action((trackingId: string, options: { message?: string; standing?: boolean }, command: Command) =>
       decide(command, trackingId, {
         type: 'approve',
         ...(options.message ? { message: options.message } : {}),
+        ...(options.standing ? { standing: true } : {}),
       }),
     );
   program
@@ -269,17 +292,26 @@ export function buildProgram(): Command {
       'changed arguments as a JSON object, e.g. \'{"amount": 2000}\' (a JSON array for a plan)',
     )
     .option('--message <text>', 'a note for the audit trail')
-    .action(async (trackingId: string, options: { args: string; message?: string }, command: Command) => {
-      const changes = parseJsonOption('args', options.args);
-      const { api: client } = api(command);
-      const approval = await client.get<ApprovalView>(`/api/approvals/${encodeURIComponent(trackingId)}`);
-      // Fields not mentioned keep their proposed values, so `--args '{"amount":2000}'` is enough.
-      const decision = editDecision(approval, changes, options.message);
-      // Said before it is sent, on stderr: stdout stays the outcome (or JSON).
-      for (const warning of await editWarnings(client, approval, decision))
-        process.stderr.write(`${terminalText(warning)}\n`);
-      await decide(command, trackingId, decision, approval);
-    });
+    .option('--standing', STANDING_HELP)
+    .action(
+      async (
+        trackingId: string,
+        options: { args: string; message?: string; standing?: boolean },
+        command: Command,
+      ) => {
+        const changes = parseJsonOption('args', options.args);
+        const { api: client } = api(command);
+        const approval = await client.get<ApprovalView>(`/api/approvals/${encodeURIComponent(trackingId)}`);
+        // Fields not mentioned keep their proposed values, so `--args '{"amount":2000}'` is enough.
+        const edit = editDecision(approval, changes, options.message);
+        const decision =
+          options.standing && edit.type === 'edit' ? { ...edit, standing: true as const } : edit;
+        // Said before it is sent, on stderr: stdout stays the outcome (or JSON).
+        for (const warning of await editWarnings(client, approval, decision))
+          process.stderr.write(`${terminalText(warning)}\n`);
+        await decide(command, trackingId, decision, approval);
+      },
+    );
   program
     .command('respond')
     .description(

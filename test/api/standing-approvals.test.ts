@@ -1,38 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { z } from 'zod';
-import { defineAgent, defineTool } from '../../define/index.js';
 import type { RunState } from '../../protocol/index.js';
 import { apiTestAgents, tokens } from '../support/api-agents.js';
+import { pettyCash } from '../support/petty-cash.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-
-/** Refills a treasurer may approve with the rest like them; notes are approved one by one. */
-const refill = defineTool({
-  name: 'refill',
-  description: 'Refill a petty cash box.',
-  parameters: z.object({ box: z.string(), amount: z.number().positive() }),
-  approval: { approvers: ['treasurer'], standing: { maxSeconds: 3600, maxCalls: 5 } },
-  async execute(args) {
-    return { refilled: args.amount };
-  },
-});
-const note = defineTool({
-  name: 'note',
-  description: 'Write a note in the cash book.',
-  parameters: z.object({ text: z.string() }),
-  approval: { approvers: ['treasurer'] },
-  async execute(args) {
-    return { noted: args.text };
-  },
-});
-const pettyCash = defineAgent({
-  name: 'petty-cash',
-  description: 'Refills cash boxes.',
-  instructions: 'Refill the boxes asked for.',
-  tools: [refill, note],
-});
 
 let stack: Stack;
 before(async () => {

@@ -4,38 +4,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { z } from 'zod';
-import { defineAgent, defineTool } from '../../define/index.js';
 import { launchChromium, openRun, signIn } from '../support/chromium.js';
 import { apiTestAgents, tokens } from '../support/api-agents.js';
+import { pettyCash } from '../support/petty-cash.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-
-const refill = defineTool({
-  name: 'refill',
-  description: 'Refill a petty cash box.',
-  parameters: z.object({ box: z.string(), amount: z.number().positive() }),
-  approval: { approvers: ['treasurer'], standing: { maxSeconds: 3600, maxCalls: 5 } },
-  async execute(args) {
-    return { refilled: args.amount };
-  },
-});
-const count = defineTool({
-  name: 'count',
-  description: 'Count the cash in a box.',
-  parameters: z.object({ box: z.string() }),
-  approval: { approvers: ['treasurer'] },
-  async execute() {
-    return { counted: 40 };
-  },
-});
-const pettyCash = defineAgent({
-  name: 'petty-cash',
-  description: 'Refills cash boxes.',
-  instructions: 'Refill the boxes asked for.',
-  tools: [refill, count],
-});
 
 let stack: Stack;
 let browser: Browser;
@@ -71,7 +45,7 @@ test('an approver gives a standing approval from the approval page and revokes i
     tokens.victor,
     refillOf('r1'),
     refillOf('r2'),
-    calls(call('count', { box: 'front-desk' }, 'c1')),
+    calls(call('note', { text: 'counted' }, 'n1')),
     refillOf('r3'),
     say('Refilled.'),
   );
@@ -84,8 +58,8 @@ test('an approver gives a standing approval from the approval page and revokes i
   await choice.check();
   await page.getByRole('button', { name: 'Approve', exact: true }).click();
 
-  // The second refill ran under it; the count asks, as its policy offers none.
-  const counting = await pendingCall(runId, 'c1');
+  // The second refill ran under it; the note asks, as its policy offers none.
+  const counting = await pendingCall(runId, 'n1');
   await openRun(page, stack.url, runId);
   const item = page.locator('ul.standing li');
   await item.filter({ hasText: '1 of 5 later calls run' }).waitFor();
