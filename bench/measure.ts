@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchArgs } from './lib/args.js';
 import { cpuMs, rssBytes } from './lib/proc.js';
+import { medianRoundTrips, type RoundTrips } from './lib/round-trips.js';
+import { splitServerBytes, type RunBytes, type ServerBytesSplit } from './lib/server-bytes.js';
 import { summarize, type Summary } from './lib/stats.js';
 import type { SystemInstance } from './systems.js';
 
@@ -14,6 +16,13 @@ export interface Batch {
   /** Whether the worker was restarted (its cache emptied) between pausing and approving. */
   afterEviction: boolean;
   bytesPerPausedRun: number;
+  /** Which of those bytes the system wrote (history, memo, search attributes), where it has a server. */
+  serverBytes?: ServerBytesSplit;
+  /**
+   * A reviewer's reads through REST with the batch paused (after the eviction, for the evicted
+   * batch), one at a time: the inbox's first page of pending approvals, and runs' details.
+   */
+  reads?: { firstPage: Summary; detail: Summary };
   /** RSS of each process with the batch paused, and after eviction where that applies. */
   rssPaused: Record<string, number>;
   rssEvicted?: Record<string, number>;
@@ -35,8 +44,14 @@ export interface SystemResult {
   cpuMsPerRunByProcess: Record<string, number>;
   /** CPU the shared fake model spent per run (not in cpuMsPerRun). */
   modelCpuMsPerRun: number;
+  /** Median over the sequential runs of what each did between its decision and its end. */
+  roundTrips?: RoundTrips;
   batches: Batch[];
 }
+
+/** Paused runs of a batch whose server records are weighed; requests of each read timed. */
+const WEIGHED_RUNS = 100;
+const READS = 50;
 
 /**
  * Sends a phase to the driver, failing as soon as any process of the system dies: a crashed
@@ -105,6 +120,8 @@ async function batch(system: SystemInstance, args: BenchArgs, size: number, evic
     inFlight: args.inFlight,
   });
   const bytesPerPausedRun = ((await settledBytes(system)) - bytesBefore) / size;
+  const { samples } = await phase<{ samples: RunBytes[] }>(system, { phase: 'weigh', sample: WEIGHED_RUNS });
+  const serverBytes = splitServerBytes(samples, bytesPerPausedRun);
   const rssPaused = rssOf(system);
   let rssEvicted: Record<string, number> | undefined;
   if (evict) {
@@ -115,6 +132,10 @@ async function batch(system: SystemInstance, args: BenchArgs, size: number, evic
     rssEvicted = rssOf(system);
   }
   const inboxCpuMsPerSec = await inboxCpu(system, args.inboxSeconds);
+  const timedReads = await phase<{ firstPage: number[]; detail: number[] } | undefined>(system, {
+    phase: 'reads',
+    count: READS,
+  });
   const cpuBefore = cpuOf(system);
   const { doneMs } = await phase<{ doneMs: number }>(system, {
     phase: 'approveAll',
@@ -127,6 +148,10 @@ async function batch(system: SystemInstance, args: BenchArgs, size: number, evic
     doneMs,
     afterEviction: evict,
     bytesPerPausedRun,
+    ...(serverBytes ? { serverBytes } : {}),
+    ...(timedReads
+      ? { reads: { firstPage: summarize(timedReads.firstPage), detail: summarize(timedReads.detail) } }
+      : {}),
     rssPaused,
     rssEvicted,
     ...(inboxCpuMsPerSec ? { inboxCpuMsPerSec } : {}),
@@ -143,7 +168,7 @@ export async function measureSystem(
 
   const cpuBefore = cpuOf(system);
   const modelBefore = cpuMs(modelPid);
-  const sequential = await phase<{ full: number[]; decision: number[] }>(system, {
+  const sequential = await phase<{ full: number[]; decision: number[]; roundTrips: RoundTrips[] }>(system, {
     phase: 'sequential',
     runs: args.runs,
   });
@@ -165,6 +190,7 @@ export async function measureSystem(
     cpuMsPerRun: Object.values(byProcess).reduce((a, b) => a + b, 0),
     cpuMsPerRunByProcess: byProcess,
     modelCpuMsPerRun: (modelAfter - modelBefore) / runs,
+    ...(sequential.roundTrips.length > 0 ? { roundTrips: medianRoundTrips(sequential.roundTrips) } : {}),
     batches,
   };
 }

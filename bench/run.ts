@@ -10,7 +10,7 @@ import { startSystem } from './systems.js';
 import { formatTables } from './table.js';
 import { checkTargets, formatTargets } from './targets.js';
 
-const PEERS = new Set(['langgraph', 'openai-agents', 'temporal-openai-agents']);
+const PEERS = new Set(['langgraph', 'mastra', 'openai-agents', 'temporal-openai-agents']);
 
 const args = parseBenchArgs(process.argv.slice(2));
 if (args.systems.some((s) => PEERS.has(s))) ensurePeersInstalled();

@@ -38,11 +38,12 @@ async function inProcessPeer(
   file: string,
   ctx: Context,
   dir: string,
+  env: Record<string, string> = {},
 ): Promise<SystemInstance> {
   const driver = await startChild({
     label: name,
     file,
-    env: { BENCH_MODEL_URL: ctx.modelUrl, BENCH_DATA_DIR: dir },
+    env: { BENCH_MODEL_URL: ctx.modelUrl, BENCH_DATA_DIR: dir, ...env },
     ready: 'ipc',
   });
   return {
@@ -152,6 +153,9 @@ export async function startSystem(name: SystemName, ctx: Context): Promise<Syste
       return inProcessPeer(name, 'bench/peers/langgraph.ts', ctx, dir);
     case 'openai-agents':
       return inProcessPeer(name, 'bench/peers/openai-agents.ts', ctx, dir);
+    case 'mastra':
+      // Mastra reports usage to its own telemetry service unless told not to.
+      return inProcessPeer(name, 'bench/peers/mastra.ts', ctx, dir, { MASTRA_TELEMETRY_DISABLED: '1' });
     case 'temporal-openai-agents':
       return temporalOpenAiAgents(ctx, dir);
     case 'countersign-rest':

@@ -5,6 +5,7 @@ const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : '-')
 const mb = (v: number | undefined) =>
   v === undefined || !Number.isFinite(v) ? '-' : (v / 1048576).toFixed(0);
 const kb = (v: number) => (Number.isFinite(v) ? (v / 1024).toFixed(2) : '-');
+const count = (v: number | undefined) => (v === undefined ? '-' : String(v));
 
 /** `temporal 12.3, worker 4.56`, or `-` where nothing was measured. */
 const perProcess = (values: Record<string, number> | undefined, format: (v: number) => string) =>
@@ -30,7 +31,22 @@ export function formatTables(results: SystemResult[], floor: Summary | undefined
     );
   parts.push(
     render(
-      ['system', 'runs', 'full p50', 'p95', 'p99', 'decision->done p50', 'p95', 'cpu ms/run', '(model)'],
+      [
+        'system',
+        'runs',
+        'full p50',
+        'p95',
+        'p99',
+        'decision->done p50',
+        'p95',
+        'cpu ms/run',
+        '(model)',
+        'wf tasks',
+        'activities',
+        'local acts',
+        'signals+updates',
+        'writes',
+      ],
       results.map((r) => [
         r.system,
         String(r.fullRun.n),
@@ -41,8 +57,17 @@ export function formatTables(results: SystemResult[], floor: Summary | undefined
         ms(r.decisionToCompletion.p95),
         ms(r.cpuMsPerRun),
         ms(r.modelCpuMsPerRun),
+        count(r.roundTrips?.workflowTasks),
+        count(r.roundTrips?.activities),
+        count(r.roundTrips?.localActivities),
+        count(r.roundTrips?.messages),
+        count(r.roundTrips?.writes),
       ]),
     ),
+  );
+  parts.push(
+    'round trips between decision and done, median per run: on Temporal, read from the history ' +
+      '(writes: the batches appended to it); for a peer in one process, the writes to its store',
   );
   const batchRows = results.flatMap((r) =>
     r.batches.map((b) => [
@@ -73,5 +98,41 @@ export function formatTables(results: SystemResult[], floor: Summary | undefined
       batchRows,
     ),
   );
+  const paused = results.flatMap((r) =>
+    r.batches
+      .filter((b) => b.serverBytes || b.reads)
+      .map((b) => [
+        r.system,
+        String(b.size) + (b.afterEviction ? ' (evicted)' : ''),
+        kb(b.bytesPerPausedRun),
+        b.serverBytes ? kb(b.serverBytes.history) : '-',
+        b.serverBytes ? kb(b.serverBytes.memo) : '-',
+        b.serverBytes ? kb(b.serverBytes.searchAttributes) : '-',
+        b.serverBytes ? kb(b.serverBytes.server) : '-',
+        b.reads ? ms(b.reads.firstPage.p50) : '-',
+        b.reads ? ms(b.reads.firstPage.p95) : '-',
+        b.reads ? ms(b.reads.detail.p50) : '-',
+        b.reads ? ms(b.reads.detail.p95) : '-',
+      ]),
+  );
+  if (paused.length > 0)
+    parts.push(
+      render(
+        [
+          'system',
+          'paused',
+          'KB/paused run',
+          'history KB',
+          'memo KB',
+          'search attrs KB',
+          "server's own KB",
+          'first page p50 ms',
+          'p95',
+          'run detail p50 ms',
+          'p95',
+        ],
+        paused,
+      ),
+    );
   return parts.join('\n\n');
 }

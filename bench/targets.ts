@@ -1,7 +1,7 @@
 import type { Batch, SystemResult } from './measure.js';
 
 /** Peers whose paused runs survive a crash: the ones a durable runtime is compared with. */
-const DURABLE_PEERS = ['langgraph', 'openai-agents', 'temporal-openai-agents'];
+const DURABLE_PEERS = ['langgraph', 'mastra', 'openai-agents', 'temporal-openai-agents'];
 const COUNTERSIGN = ['countersign-rest', 'countersign-signal'];
 
 /** Issue 44's targets. */
@@ -13,6 +13,7 @@ const OVER_BEST_PEER = 2;
 const DONE_MS_PER_RUN = 10;
 const INBOX_BATCH = 10_000;
 const INBOX_CPU_MS_PER_S = 20;
+const FIRST_PAGE_P50_MS = 50;
 const DISK_TARGET_BYTES = 20 * 1024;
 
 export interface TargetCheck {
@@ -79,6 +80,15 @@ export function checkTargets(results: SystemResult[]): TargetCheck[] {
       met: inboxes.every(({ batch }) => cost(batch) < INBOX_CPU_MS_PER_S),
     });
   }
+  const pages = batches((b) => b.size >= INBOX_BATCH && b.reads !== undefined);
+  if (pages.length > 0)
+    checks.push({
+      target: `the first page of pending approvals with ${INBOX_BATCH} paused under ${FIRST_PAGE_P50_MS} ms p50 through REST`,
+      measured: pages
+        .map(({ system, batch }) => `${label(system, batch)} ${ms(batch.reads!.firstPage.p50)}`)
+        .join(', '),
+      met: pages.every(({ batch }) => batch.reads!.firstPage.p50 < FIRST_PAGE_P50_MS),
+    });
   const weighed = batches(() => true);
   if (weighed.length > 0)
     checks.push({

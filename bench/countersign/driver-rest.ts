@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
 import { pool } from '../../test/faults/support/pool.js';
 import { serveDriver } from '../lib/driver.js';
 import { readSse } from '../lib/sse.js';
 import { BENCH_AGENT } from './agents.js';
+import { runRecords } from './run-records.js';
 
 const api = process.env.BENCH_API_URL!;
 // Runs are started by one approver and approved by another: nobody may approve their own run.
@@ -14,6 +16,11 @@ const reviewer = {
   authorization: `Bearer ${process.env.BENCH_REVIEWER_TOKEN}`,
   'content-type': 'application/json',
 };
+
+// The bench reads what a run left on the server from the server itself, not through the API.
+const records = runRecords(
+  new Client({ connection: await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! }) }),
+);
 
 interface Run {
   input: string;
@@ -129,6 +136,13 @@ serveDriver<Run>('countersign-rest', {
     return (await call<{ output?: string }>('GET', `/api/runs/${run.runId}`)).output ?? '';
   },
   inputOf: (run) => run.input,
+  roundTrips: (run) => records.roundTrips(run.runId),
+  runBytes: (run) => records.runBytes(run.runId),
+  reads: {
+    // The inbox's first page as the web app asks for it: the default page size.
+    firstPage: () => call('GET', '/api/approvals?status=pending').then(() => undefined),
+    detail: (run) => call('GET', `/api/runs/${run.runId}`).then(() => undefined),
+  },
   async openInbox() {
     const stop = new AbortController();
     const res = await fetch(`${api}/api/events`, { headers: reviewer, signal: stop.signal });

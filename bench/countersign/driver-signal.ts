@@ -7,6 +7,7 @@ import { pool } from '../../test/faults/support/pool.js';
 import { serveDriver } from '../lib/driver.js';
 import { waitUntilPaused } from '../lib/history-wait.js';
 import { createAgents } from './agents.js';
+import { runRecords } from './run-records.js';
 
 const namespace = 'default';
 const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
@@ -14,6 +15,7 @@ const client = new Client({ connection, namespace });
 // With no API process in this system, the client registers the inbox's search attributes itself.
 await registerSearchAttributes(connection, namespace);
 const [agent] = createAgents();
+const records = runRecords(client);
 
 interface Run {
   input: string;
@@ -71,4 +73,6 @@ serveDriver<Run>('countersign-signal', {
   },
   answer: async (run) => run.output?.output ?? '',
   inputOf: (run) => run.input,
+  roundTrips: (run) => records.roundTrips(run.runId),
+  runBytes: (run) => records.runBytes(run.runId),
 });

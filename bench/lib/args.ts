@@ -4,6 +4,7 @@ export const ALL_SYSTEMS = [
   'countersign-rest',
   'countersign-signal',
   'langgraph',
+  'mastra',
   'openai-agents',
   'temporal-openai-agents',
 ] as const;

@@ -1,5 +1,7 @@
 import { answerRequests, reportReady } from '../../test/faults/support/child.js';
 import { pool } from '../../test/faults/support/pool.js';
+import type { RoundTrips } from './round-trips.js';
+import type { RunBytes } from './server-bytes.js';
 import { FINAL_PREFIX, inputFor, refOf, toolResult } from './scenario.js';
 import { now } from './stats.js';
 
@@ -19,6 +21,22 @@ export interface SystemDriver<Run> {
   inputOf(run: Run): string;
   /** Opens the live stream an open inbox keeps, where the system has one; resolves to its close. */
   openInbox?(): Promise<() => void>;
+  /** What the run did between its decision and its end, read once it has finished. */
+  roundTrips?(run: Run): Promise<RoundTrips>;
+  /** What a paused run keeps on the server that the system wrote there, where it has a server. */
+  runBytes?(run: Run): Promise<RunBytes>;
+  /** A reviewer's reads, where the system has them: the inbox's first page, and one run's detail. */
+  reads?: { firstPage(): Promise<void>; detail(run: Run): Promise<void> };
+}
+
+/** `count` runs spread evenly over a batch (each once while the batch has enough). */
+const spread = <T>(items: readonly T[], count: number): T[] =>
+  Array.from({ length: count }, (_, i) => items[Math.floor((i * items.length) / count)]!);
+
+async function timed(work: () => Promise<void>): Promise<number> {
+  const t0 = now();
+  await work();
+  return now() - t0;
 }
 
 function check(input: string, answer: string): void {
@@ -42,6 +60,7 @@ export function serveDriver<Run>(system: string, driver: SystemDriver<Run>): voi
       case 'sequential': {
         const full: number[] = [];
         const decision: number[] = [];
+        const roundTrips: RoundTrips[] = [];
         for (let i = 0; i < Number(message.runs); i++) {
           const t0 = now();
           const run = await driver.startPaused(nextInput());
@@ -52,8 +71,9 @@ export function serveDriver<Run>(system: string, driver: SystemDriver<Run>): voi
           check(driver.inputOf(run), await driver.answer(run));
           full.push(t2 - t0);
           decision.push(t2 - t1);
+          if (driver.roundTrips) roundTrips.push(await driver.roundTrips(run));
         }
-        return { full, decision };
+        return { full, decision, roundTrips };
       }
       case 'pause': {
         const inputs = Array.from({ length: Number(message.count) }, nextInput);
@@ -75,6 +95,27 @@ export function serveDriver<Run>(system: string, driver: SystemDriver<Run>): voi
         const doneMs = now() - t0;
         await pool(runs, inFlight, async (run) => check(driver.inputOf(run), await driver.answer(run)));
         return { doneMs };
+      }
+      case 'weigh': {
+        const weigh = driver.runBytes;
+        if (!weigh) return { samples: [] };
+        // Read one at a time: the server is weighed, not loaded.
+        return {
+          samples: await pool(spread(held, Math.min(held.length, Number(message.sample))), 1, (run) =>
+            weigh(run),
+          ),
+        };
+      }
+      case 'reads': {
+        const reads = driver.reads;
+        if (!reads || held.length === 0) return undefined;
+        const count = Number(message.count);
+        const firstPage: number[] = [];
+        const detail: number[] = [];
+        // One request at a time, as one reviewer makes them; each detail is another run of the batch.
+        for (let i = 0; i < count; i++) firstPage.push(await timed(() => reads.firstPage()));
+        for (const run of spread(held, count)) detail.push(await timed(() => reads.detail(run)));
+        return { firstPage, detail };
       }
       case 'inbox': {
         if (!driver.openInbox) return { open: false };

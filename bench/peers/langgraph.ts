@@ -57,6 +57,20 @@ function route(state: typeof State.State) {
 }
 
 const checkpointer = SqliteSaver.fromConnString(path.join(dataDir, 'langgraph.db'));
+
+/**
+ * The checkpointer's writes per thread, counted by wrapping its two write methods on this instance
+ * (a checkpoint, a step's pending writes); each is one transaction of its SQLite file.
+ */
+const writes = new Map<string, number>();
+for (const method of ['put', 'putWrites'] as const) {
+  const write = checkpointer[method].bind(checkpointer) as (...args: unknown[]) => Promise<unknown>;
+  (checkpointer as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+    const thread = String((args[0] as { configurable?: { thread_id?: string } }).configurable?.thread_id);
+    writes.set(thread, (writes.get(thread) ?? 0) + 1);
+    return write(...args);
+  };
+}
 const graph = new StateGraph(State)
   .addNode('model', model)
   .addNode('gate', gate)
@@ -80,10 +94,12 @@ serveDriver<Run>('langgraph', {
     return { input };
   },
   async approve(run) {
+    writes.set(run.input, 0);
     const state = await graph.invoke(new Command({ resume: { type: 'approve' } }), configFor(run.input));
     run.answer = String(state.messages.at(-1)?.content ?? '');
   },
   async finished() {},
   answer: async (run) => run.answer ?? '',
   inputOf: (run) => run.input,
+  roundTrips: async (run) => ({ writes: writes.get(run.input) ?? 0 }),
 });

@@ -31,6 +31,8 @@ interface Run {
   input: string;
   file: string;
   answer?: string;
+  /** The adapter's writes to the state file since the decision: the SDK itself writes nothing. */
+  writes?: number;
 }
 
 /** Durable the way the SDK's docs suggest: the serialized RunState, written and fsynced. */
@@ -61,8 +63,11 @@ serveDriver<Run>('openai-agents', {
     const result = await run(agent, state);
     run_.answer = String(result.finalOutput ?? '');
     await rm(run_.file);
+    // Nothing is written while the tool runs: the one write is the file's removal at the end.
+    run_.writes = 1;
   },
   async finished() {},
   answer: async (run_) => run_.answer ?? '',
   inputOf: (run_) => run_.input,
+  roundTrips: async (run_) => ({ writes: run_.writes ?? 0 }),
 });

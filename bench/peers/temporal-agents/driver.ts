@@ -3,6 +3,7 @@ import { OpenAIAgentsPlugin } from '@temporalio/openai-agents';
 import { OpenAIProvider } from '@openai/agents-openai';
 import { serveDriver } from '../../lib/driver.js';
 import { waitUntilPaused } from '../../lib/history-wait.js';
+import { executionChain, roundTripsFromHistory } from '../../lib/round-trips.js';
 
 // Names only: importing the workflow module would load workflow-only code into this process.
 const TASK_QUEUE = 'bench-openai-agents';
@@ -18,13 +19,15 @@ const client = new Client({
 interface Run {
   input: string;
   workflowId: string;
+  /** The run continues as new once approved: its chain starts here. */
+  firstRunId: string;
   answer?: string;
 }
 
 serveDriver<Run>('temporal-openai-agents', {
   async startPaused(input) {
     const workflowId = `oa-${input}`;
-    await client.workflow.start('approvalWorkflow', {
+    const { firstExecutionRunId } = await client.workflow.start('approvalWorkflow', {
       workflowId,
       taskQueue: TASK_QUEUE,
       args: [{ prompt: input }],
@@ -38,7 +41,7 @@ serveDriver<Run>('temporal-openai-agents', {
       });
       return { events: page.history?.events ?? [], nextPageToken: page.nextPageToken };
     });
-    return { input, workflowId };
+    return { input, workflowId, firstRunId: firstExecutionRunId };
   },
   async approve(run) {
     await client.workflow.getHandle(run.workflowId).signal('approve');
@@ -48,4 +51,9 @@ serveDriver<Run>('temporal-openai-agents', {
   },
   answer: async (run) => run.answer ?? '',
   inputOf: (run) => run.input,
+  async roundTrips(run) {
+    const history = async (runId: string) =>
+      (await client.workflow.getHandle(run.workflowId, runId).fetchHistory()).events ?? [];
+    return roundTripsFromHistory(await executionChain(history, run.firstRunId));
+  },
 });
