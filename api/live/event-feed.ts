@@ -38,6 +38,8 @@ const CLOSED_LOOKBACK_MS = 60_000;
  * RETRY_POLLS, twice as many after each failure up to MAX_RETRY_POLLS, whether it is listed or not.
  */
 const READ_WAIT_MS = 2_000;
+/** How many runs' logs a poll reads at once. */
+const READS_AT_ONCE = 16;
 const RETRY_POLLS = 1;
 const MAX_RETRY_POLLS = 8;
 
@@ -238,10 +240,16 @@ export class RunEventFeed {
       }
       // Runs whose log could not be read are tried again, listed or not.
       for (const [runId, run] of watched) if (run.retry && run.retry.poll <= poll) due.add(runId);
-      for (const runId of due) {
-        const run = watched.get(runId)!;
-        if (!run.retry || run.retry.poll <= poll) await read(runId, run, poll);
-      }
+      // Read side by side: a run nobody answers for (no worker polls its queue) costs its wait
+      // once, beside the others, not before them.
+      const reads = [...due];
+      const reader = async () => {
+        for (let runId = reads.shift(); runId !== undefined; runId = reads.shift()) {
+          const run = watched.get(runId)!;
+          if (!run.retry || run.retry.poll <= poll) await read(runId, run, poll);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, reads.length) }, reader));
 
       // The lag has passed for events of time before this: every run that changed then is listed.
       const release = Math.max(this.released, listedAt - lagMs);
