@@ -169,6 +169,23 @@ export class RunEventFeed {
     const finished = new Map<string, number>();
     /** Events read whose time the lag has not passed yet, to go out in order. */
     let held: FeedEvent[] = [];
+    /** Unstamped runs being read beside the polls. */
+    const reading = new Set<string>();
+    /** At most READS_AT_ONCE reads at a time, whoever asks. */
+    let active = 0;
+    const waiting: (() => void)[] = [];
+    const limit = async (task: () => Promise<void>): Promise<void> => {
+      if (active >= READS_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+      active++;
+      try {
+        await task();
+      } catch {
+        // A run whose read fails is read again when it next shows as changed.
+      } finally {
+        active--;
+        waiting.shift()?.();
+      }
+    };
 
     /** Reads the run's events after its cursor; those of time before `released` go out at once. */
     const read = async (runId: string, run: Watched, poll: number) => {
@@ -240,16 +257,21 @@ export class RunEventFeed {
       }
       // Runs whose log could not be read are tried again, listed or not.
       for (const [runId, run] of watched) if (run.retry && run.retry.poll <= poll) due.add(runId);
-      // Read side by side: a run nobody answers for (no worker polls its queue) costs its wait
-      // once, beside the others, not before them.
-      const reads = [...due];
-      const reader = async () => {
-        for (let runId = reads.shift(); runId !== undefined; runId = reads.shift()) {
-          const run = watched.get(runId)!;
-          if (!run.retry || run.retry.poll <= poll) await read(runId, run, poll);
+      // Stamped runs are read before their events are released, side by side. An unstamped run
+      // (started before runs stamped, or not yet taken by any worker, which nobody may answer for)
+      // is read beside the polls: its wait holds back no other run's events, and its events come
+      // when read (their order is not promised).
+      const stamped: string[] = [];
+      for (const runId of due) {
+        const run = watched.get(runId)!;
+        if (run.retry && run.retry.poll > poll) continue;
+        if (run.info.changedAt !== undefined) stamped.push(runId);
+        else if (!reading.has(runId)) {
+          reading.add(runId);
+          void limit(() => read(runId, run, poll)).finally(() => reading.delete(runId));
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, reads.length) }, reader));
+      }
+      await Promise.all(stamped.map((runId) => limit(() => read(runId, watched.get(runId)!, poll))));
 
       // The lag has passed for events of time before this: every run that changed then is listed.
       const release = Math.max(this.released, listedAt - lagMs);
