@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { RunState } from '../../protocol/index.js';
 import { apiTestAgents, tokens } from '../support/api-agents.js';
-import { pettyCash } from '../support/petty-cash.js';
+import { pettyCash, startRefills } from '../support/petty-cash.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
@@ -15,7 +15,6 @@ after(async () => {
   await stack?.close();
 });
 
-const refillOf = (id: string) => calls(call('refill', { box: 'front-desk', amount: 40 }, id));
 const eventTypes = (state: { events: RunState['events'] }) => state.events.map((e) => e.type);
 
 test('a channel refuses standing on a tool whose policy offers none, and changes nothing', async () => {
@@ -45,16 +44,7 @@ test('a channel refuses standing on a tool whose policy offers none, and changes
 });
 
 test('the run view shows a standing approval; a treasurer revokes it through the API, and the next call like it asks', async () => {
-  const runId = await stack.startRun(
-    'petty-cash',
-    'standing: revoked',
-    tokens.victor,
-    refillOf('r1'),
-    refillOf('r2'),
-    calls(call('note', { text: 'counted' }, 'n1')),
-    refillOf('r3'),
-    say('Refilled.'),
-  );
+  const runId = await startRefills(stack, 'standing: revoked');
   const [first] = await stack.waitForPending(runId, 1);
   assert.deepEqual(first!.standing, { maxSeconds: 3600, maxCalls: 5 });
   const granted = await stack.http('POST', `/api/approvals/${first!.trackingId}/decision`, {

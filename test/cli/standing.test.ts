@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { apiTestAgents, tokens } from '../support/api-agents.js';
 import { call, calls, say } from '../support/fake-model.js';
-import { pettyCash } from '../support/petty-cash.js';
+import { pendingCall, pettyCash, startRefills } from '../support/petty-cash.js';
 import { runCli } from '../support/run-cli.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
@@ -30,28 +30,11 @@ async function ok(args: string[]): Promise<string> {
   return result.stdout;
 }
 
-const refillOf = (id: string) => calls(call('refill', { box: 'back-office', amount: 25 }, id));
-
-const pendingCall = (runId: string, toolCallId: string) =>
-  waitFor(async () => {
-    const [pending] = (await stack.state(runId)).pending;
-    return pending?.toolCallId === toolCallId ? pending : undefined;
-  }, `${toolCallId} to wait`);
-
 test('approve --standing covers the next call like it; runs revoke-standing ends it', async () => {
-  const runId = await stack.startRun(
-    'petty-cash',
-    'cli: standing',
-    tokens.victor,
-    refillOf('r1'),
-    refillOf('r2'),
-    calls(call('note', { text: 'counted' }, 'n1')),
-    refillOf('r3'),
-    say('Refilled.'),
-  );
-  const first = await pendingCall(runId, 'r1');
+  const runId = await startRefills(stack, 'cli: standing');
+  const first = await pendingCall(stack, runId, 'r1');
   await ok(['approve', first.trackingId, '--standing']);
-  const noted = await pendingCall(runId, 'n1');
+  const noted = await pendingCall(stack, runId, 'n1');
   const [standing] = (await stack.state(runId)).standing ?? [];
   assert.deepEqual([standing?.status, standing?.covered], ['active', ['r2']]);
 
@@ -67,7 +50,7 @@ test('approve --standing covers the next call like it; runs revoke-standing ends
   assert.deepEqual([entry?.actor, entry?.channel], ['bob', 'cli']);
 
   await ok(['approve', noted.trackingId]);
-  const third = await pendingCall(runId, 'r3');
+  const third = await pendingCall(stack, runId, 'r3');
   await ok(['reject', third.trackingId, '--message', 'enough']);
   assert.equal((await stack.result(runId)).status, 'completed');
 });
@@ -80,7 +63,7 @@ test('approve --standing is refused where the policy offers none, and decides no
     calls(call('note', { text: 'hello' }, 'n1')),
     say('Noted.'),
   );
-  const note = await pendingCall(runId, 'n1');
+  const note = await pendingCall(stack, runId, 'n1');
   const refused = await cli(['approve', note.trackingId, '--standing']);
   assert.notEqual(refused.code, 0);
   assert.match(refused.stderr, /policy allows no standing approval/);

@@ -6,10 +6,8 @@ import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, openRun, signIn } from '../support/chromium.js';
 import { apiTestAgents, tokens } from '../support/api-agents.js';
-import { pettyCash } from '../support/petty-cash.js';
-import { call, calls, say } from '../support/fake-model.js';
+import { pendingCall, pettyCash, startRefills } from '../support/petty-cash.js';
 import { startStack, type Stack } from '../support/stack.js';
-import { waitFor } from '../support/wait-for.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -29,27 +27,9 @@ after(async () => {
   await stack?.close();
 });
 
-const refillOf = (id: string) => calls(call('refill', { box: 'front-desk', amount: 40 }, id));
-
-/** The run's pending approval, once it is the call `toolCallId`'s. */
-const pendingCall = (runId: string, toolCallId: string) =>
-  waitFor(async () => {
-    const [pending] = (await stack.state(runId)).pending;
-    return pending?.toolCallId === toolCallId ? pending : undefined;
-  }, `${toolCallId} to wait`);
-
 test('an approver gives a standing approval from the approval page and revokes it from the run page', async () => {
-  const runId = await stack.startRun(
-    'petty-cash',
-    'refill the boxes',
-    tokens.victor,
-    refillOf('r1'),
-    refillOf('r2'),
-    calls(call('note', { text: 'counted' }, 'n1')),
-    refillOf('r3'),
-    say('Refilled.'),
-  );
-  const first = await pendingCall(runId, 'r1');
+  const runId = await startRefills(stack, 'refill the boxes');
+  const first = await pendingCall(stack, runId, 'r1');
   await page.goto(`${stack.url}/#/approvals/${encodeURIComponent(first.trackingId)}`);
   const choice = page.getByLabel(
     /Also approve up to 5 later refill calls like this one in this run, for 1 hour/,
@@ -59,7 +39,7 @@ test('an approver gives a standing approval from the approval page and revokes i
   await page.getByRole('button', { name: 'Approve', exact: true }).click();
 
   // The second refill ran under it; the note asks, as its policy offers none.
-  const counting = await pendingCall(runId, 'n1');
+  const counting = await pendingCall(stack, runId, 'n1');
   await openRun(page, stack.url, runId);
   const item = page.locator('ul.standing li');
   await item.filter({ hasText: '1 of 5 later calls run' }).waitFor();
@@ -72,7 +52,7 @@ test('an approver gives a standing approval from the approval page and revokes i
     body: { type: 'approve' },
   });
   // Revoked: the third refill asks again.
-  const third = await pendingCall(runId, 'r3');
+  const third = await pendingCall(stack, runId, 'r3');
   await stack.http('POST', `/api/approvals/${third.trackingId}/decision`, {
     token: tokens.bob,
     body: { type: 'reject', message: 'enough' },

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../define/index.js';
+import { tokens } from './api-agents.js';
+import { call, calls, say } from './fake-model.js';
+import type { Stack } from './stack.js';
+import { waitFor } from './wait-for.js';
 
 /** Refills a treasurer may approve with the rest like them; notes are approved one by one. */
 const refill = defineTool({
@@ -28,3 +32,28 @@ export const pettyCash = defineAgent({
   instructions: 'Refill the boxes asked for.',
   tools: [refill, note],
 });
+
+const refillOf = (id: string) => calls(call('refill', { box: 'front-desk', amount: 40 }, id));
+
+/**
+ * A petty-cash run, asked by victor: refills r1 and r2, a note n1, a refill r3, then the answer. A
+ * standing approval given on r1 covers r2; n1 asks (its policy offers none); r3 asks once it is revoked.
+ */
+export const startRefills = (stack: Stack, input: string) =>
+  stack.startRun(
+    'petty-cash',
+    input,
+    tokens.victor,
+    refillOf('r1'),
+    refillOf('r2'),
+    calls(call('note', { text: 'counted' }, 'n1')),
+    refillOf('r3'),
+    say('Refilled.'),
+  );
+
+/** The run's pending approval, once it is the call `toolCallId`'s. */
+export const pendingCall = (stack: Stack, runId: string, toolCallId: string) =>
+  waitFor(async () => {
+    const [pending] = (await stack.state(runId)).pending;
+    return pending?.toolCallId === toolCallId ? pending : undefined;
+  }, `${toolCallId} to wait`);
