@@ -44,8 +44,11 @@ export const ApprovalListQuery = z.strictObject({
   agent: Name.optional(),
   tool: Name.optional(),
   role: Filter.optional(),
-  /** Runs read per page, in Temporal's list order: 1,000 for pending approvals, 50 otherwise. */
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  /**
+   * Runs read per page, in Temporal's list order: 50 by default, what a reviewer's first screen
+   * needs; up to 1,000 for a client that reads every page (the CLI).
+   */
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
   pageToken: PageToken,
 });
 export type ApprovalListQuery = z.output<typeof ApprovalListQuery>;

@@ -17,7 +17,7 @@ import {
   terminalText,
   type RunDetail,
 } from './format.js';
-import { queryString, readApprovals } from './approval-list.js';
+import { queryString, readApprovals, WHOLE_LIST_LIMIT } from './approval-list.js';
 import { editWarnings } from './edit-warnings.js';
 import { historiesCommand } from './histories.js';
 import { Api, CliError, DEFAULT_URL, resolveToken, resolveUrl } from './http.js';
@@ -236,7 +236,7 @@ export function buildProgram(): Command {
     .option('--status <status>', 'pending, decided or all', 'pending')
     .option('--agent <agent>', 'only approvals of this agent')
     .option('--tool <tool>', 'only approvals of this tool')
-    .option('--limit <runs>', 'runs read per request (the API pages by runs)')
+    .option('--limit <runs>', 'runs read per request (the API pages by runs): 1,000 for pending, else 50')
     .option('--page-token <token>', 'decided or all: go on from the page a list stopped at')
     .action(
       async (
@@ -246,7 +246,10 @@ export function buildProgram(): Command {
         const { api: client, json } = api(command);
         // Pending approvals are read whole, page after page; decided ones (each run's state read)
         // a page at a time.
-        const body = await readApprovals(client, options, options.status === 'pending' ? undefined : 1);
+        const body =
+          options.status === 'pending'
+            ? await readApprovals(client, { ...options, limit: options.limit ?? WHOLE_LIST_LIMIT })
+            : await readApprovals(client, options, 1);
         print(json ? JSON.stringify(body, null, 2) : approvalsTable(body.approvals));
         if (!json && body.nextPageToken) print(`More: --page-token ${terminalText(body.nextPageToken)}`);
       },

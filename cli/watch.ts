@@ -14,7 +14,7 @@ import {
   outcomeText,
   submitDecision,
 } from './decide.js';
-import { readApprovals } from './approval-list.js';
+import { readApprovals, WHOLE_LIST_LIMIT } from './approval-list.js';
 import { editWarnings } from './edit-warnings.js';
 import { approvalCard, terminalText } from './format.js';
 import { KEYS, menuLabel } from './decision-labels.js';
@@ -114,7 +114,11 @@ export async function watch(api: Api, options: WatchOptions): Promise<void> {
   // The stream resumes from just before the list is read, so an approval requested in between is
   // not missed (the API's global event ids start with a time); `seen` drops the duplicates.
   const resumeFrom = `${Date.now() - CLOCK_SKEW_MS}~watch~0`;
-  const { approvals } = await readApprovals(api, { status: 'pending', agent: options.agent });
+  const { approvals } = await readApprovals(api, {
+    status: 'pending',
+    agent: options.agent,
+    limit: WHOLE_LIST_LIMIT,
+  });
   for (const approval of approvals) {
     seen.add(approval.trackingId);
     enqueue(approval.trackingId);

@@ -104,7 +104,7 @@ export function approvalsRouter(options: ApiOptions): Router {
         client,
         options.namespace,
         readableBy(`${filter} AND CountersignPending > 0`, res),
-        query.limit ?? 1000,
+        query.limit,
         query.pageToken,
         options.signingSecret,
       );
@@ -116,7 +116,7 @@ export function approvalsRouter(options: ApiOptions): Router {
         client,
         options.namespace,
         readableBy(filter, res),
-        query.limit ?? 50,
+        query.limit,
         query.pageToken,
         options.signingSecret,
       );

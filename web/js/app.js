@@ -28,11 +28,17 @@ let signedIn = false;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let toastTimer;
 
-const pending = pendingStore(() => {
-  const n = pending.items.size;
-  count.textContent = n > 0 ? String(n) : '';
-  current?.pendingChanged?.();
-});
+const pending = pendingStore(
+  () => {
+    const n = pending.items.size;
+    // With pages not read yet, the count is a floor, never a total it does not know.
+    count.textContent = pending.more ? `${n}+` : n > 0 ? String(n) : '';
+    if (pending.more) count.title = `${n} loaded; more wait: Show more in the inbox lists them`;
+    else count.removeAttribute('title');
+    current?.pendingChanged?.();
+  },
+  (err) => ctx.toast(err instanceof Error ? err.message : String(err)),
+);
 /** @type {Ctx} */
 const ctx = {
   state: { agents: [] },

@@ -9,10 +9,11 @@ export const pageQuery = (/** @type {string | undefined} */ pageToken) =>
  * A list the API serves a page at a time. Its button appends the next page; `reload`
  * reads again as many pages as are shown, so a live update keeps what the reader has opened;
  * `restart` goes back to the first page (a filter changed). `fetchPage(pageToken)` resolves to
- * `{ items, nextPageToken }`; a page that fails to load goes to `onError`.
+ * `{ items, nextPageToken }`; a page that fails to load goes to `onError`. `onChange` is told
+ * whether more pages remain.
  * @template T
  * @param {(pageToken: string) => Promise<{ items: T[], nextPageToken?: string }>} fetchPage
- * @param {{ label: string, onChange: (items: T[]) => void, onError: (err: unknown) => void }} options
+ * @param {{ label: string, onChange: (items: T[], more: boolean) => void, onError: (err: unknown) => void }} options
  */
 export function pagedList(fetchPage, { label, onChange, onError }) {
   /** @type {T[]} */
@@ -55,7 +56,7 @@ export function pagedList(fetchPage, { label, onChange, onError }) {
       items = read;
       pages = readPages;
       button.hidden = !token;
-      onChange(items);
+      onChange(items, Boolean(token));
     },
     restart() {
       pages = 0;

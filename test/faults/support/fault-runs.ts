@@ -109,7 +109,7 @@ export async function inboxRunIds(reviewer: Rest): Promise<Set<string>> {
   do {
     const reply = await reviewer.retry<{ approvals: { runId: string }[]; nextPageToken?: string }>(
       'GET',
-      `/api/approvals?status=pending${pageToken ? `&pageToken=${pageToken}` : ''}`,
+      `/api/approvals?status=pending&limit=1000${pageToken ? `&pageToken=${pageToken}` : ''}`,
       undefined,
       (r) => r.status === 200,
     );

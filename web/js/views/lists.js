@@ -102,7 +102,10 @@ export async function inboxView(ctx) {
     );
   await ctx.pending.load();
   show();
-  return { element: h('section', {}, h('h1', {}, title), note, list), pendingChanged: show };
+  return {
+    element: h('section', {}, h('h1', {}, title), note, list, h('div', { class: 'row' }, ctx.pending.button)),
+    pendingChanged: show,
+  };
 }
 
 /**
