@@ -3,7 +3,6 @@ import {
   continueAsNew,
   isCancellation,
   log as workflowLog,
-  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -35,18 +34,7 @@ import { RunLog } from './run-log.js';
 import { SubAgents } from './sub-agents.js';
 import { Visibility } from './visibility.js';
 import type { CarriedTurn, Continuation } from './continuation.js';
-
-/**
- * A run paused as the model gave its final answer waits for the resume before it finishes, so a
- * correction given then is read by the model; runs recorded before finished at once.
- */
-export const PAUSE_BEFORE_FINISH_PATCH = 'countersign-pause-before-finish';
-
-/**
- * A run whose turn waits only on first decisions may continue as new with its approvals pending;
- * runs recorded before waited for the turn's end.
- */
-export const CONTINUE_MID_TURN_PATCH = 'countersign-continue-mid-turn';
+import { isPatched, PAUSE_BEFORE_FINISH_PATCH, CONTINUE_MID_TURN_PATCH, takeGeneration } from './patches.js';
 
 /**
  * The most state a run hands on when it continues as new: the next run's input is one payload, which
@@ -101,6 +89,7 @@ function fitResult(output: RunOutput): RunOutput {
  * ```
  */
 export async function agentWorkflow(input: RunInput, continued?: Continuation): Promise<RunOutput> {
+  const generation = takeGeneration();
   const runId = workflowInfo().workflowId;
   const agent = input.agent;
   const startedAt = continued?.startedAt ?? workflowInfo().startTime.toISOString();
@@ -110,7 +99,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     { role: 'user', content: input.input },
   ];
   const tools = new Map(agent.tools.map((tool) => [tool.name, tool]));
-  const visibility = new Visibility(agent.name);
+  const visibility = new Visibility(agent.name, generation, continued !== undefined);
   const log = new RunLog(runId, continued?.events, () => visibility.changed());
   let status: RunStatus = continued?.pausedBy ? 'paused' : 'running';
   let turns = continued?.turns ?? 0;
@@ -302,7 +291,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     // An execution that began in the middle of a turn goes on at least to the turn's end.
     wanted: () =>
       workflowInfo().continueAsNewSuggested && !tooLargeToCarry && (!continued?.turn || turns > turnsBefore),
-    handOff: async (turn) => patched(CONTINUE_MID_TURN_PATCH) && (await continueRun(turn)),
+    handOff: async (turn) => isPatched(CONTINUE_MID_TURN_PATCH) && (await continueRun(turn)),
   };
   /** Answers the calls of the assistant message, and adds their tool messages to the transcript. */
   const finishTurn = async (assistant: AssistantMessage, carried?: CarriedTurn) => {
@@ -347,7 +336,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
       transcript.push(assistant);
       if (toolCalls.length === 0) {
         const paused = ctx.paused();
-        if (paused && patched(PAUSE_BEFORE_FINISH_PATCH)) {
+        if (paused && isPatched(PAUSE_BEFORE_FINISH_PATCH)) {
           await paused;
           // Resumed with a correction: the model answers again, having read it.
           if (controls.corrected) continue;

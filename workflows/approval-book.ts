@@ -1,4 +1,3 @@
-import { patched } from '@temporalio/workflow';
 import { DECISION_SIGNAL_SCHEMA } from '../protocol/generated/workflow-schemas.js';
 import { trackingIdFor } from '../protocol/tracking-id.js';
 import type {
@@ -33,11 +32,7 @@ import { StandingApprovals } from './standing-approvals.js';
 import type { RunLog } from './run-log.js';
 import { mergeRequirements, requirementsMet, summarize } from '../protocol/requirements.js';
 import { validateAgainstSchema } from './validate-args.js';
-
-/** The patch that made decisions name the proposal's revision (histories before it had none). */
-export const REVISIONS_PATCH = 'countersign-decision-revisions';
-/** The patch after which an edit describes the new proposal (the header read the model's before). */
-export const DESCRIBE_EDITS_PATCH = 'countersign-describe-edits';
+import { isPatched, REVISIONS_PATCH, DESCRIBE_EDITS_PATCH } from './patches.js';
 
 /** What a part of the workflow asks a human to decide. */
 export interface ApprovalRequest {
@@ -298,7 +293,7 @@ export class ApprovalBook {
       tools: this.run.tools,
       ...(this.run.totals ? { totals: this.run.totals } : {}),
       // Runs recorded before revisions took decisions without one; new runs never do.
-      requireRevision: patched(REVISIONS_PATCH),
+      requireRevision: isPatched(REVISIONS_PATCH),
     });
     if (!checked.ok) {
       this.log.add({
@@ -432,7 +427,7 @@ export class ApprovalBook {
         if (checked.plan) view.plan = checked.plan;
         else if (view.kind === 'result') view.result = checked.args;
         else if (checked.args) view.args = checked.args;
-        if (record.describe && view.kind !== 'result' && patched(DESCRIBE_EDITS_PATCH))
+        if (record.describe && view.kind !== 'result' && isPatched(DESCRIBE_EDITS_PATCH))
           view.description = record.describe({ args: view.args, ...(view.plan ? { plan: view.plan } : {}) });
         view.approvals = [signoff];
         record.edited = true;

@@ -1,11 +1,12 @@
-import { condition, isCancellation, log, patched } from '@temporalio/workflow';
+import { condition, isCancellation, log } from '@temporalio/workflow';
 import type { ApprovalView } from '../protocol/index.js';
 import { requestApproval } from './activities.js';
-import { REVISIONS_PATCH, type ApprovalBook, type ApprovalRequest } from './approval-book.js';
+import type { ApprovalBook, ApprovalRequest } from './approval-book.js';
 import type { ApprovalRecord } from './approval-record.js';
 import type { ReminderNote } from './activity-types.js';
 import { postedBy } from './posted-messages.js';
-import { ReminderClock, REMINDERS_PATCH } from './reminders.js';
+import { ReminderClock } from './reminders.js';
+import { isPatched, REVISIONS_PATCH, REMINDERS_PATCH } from './patches.js';
 
 /**
  * Asks a human and waits, durably, for the decision or the deadline. Decisions are applied by the
@@ -23,9 +24,9 @@ export async function awaitHumanDecision(
   // server never holds back a decision taken in the inbox.
   if (!resumed) void notify(book, record);
   // Runs recorded before revisions waited on the status alone.
-  const revisions = patched(REVISIONS_PATCH);
+  const revisions = isPatched(REVISIONS_PATCH);
   const reminders = book.remindersFor(request);
-  const clock = reminders.length > 0 && patched(REMINDERS_PATCH) ? new ReminderClock(reminders) : undefined;
+  const clock = reminders.length > 0 && isPatched(REMINDERS_PATCH) ? new ReminderClock(reminders) : undefined;
   for (;;) {
     const { deadline, revision } = view;
     const remaining = Date.parse(deadline) - Date.now();

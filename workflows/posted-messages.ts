@@ -4,7 +4,6 @@ import {
   CancellationScope,
   condition,
   log,
-  patched,
   proxyActivities,
 } from '@temporalio/workflow';
 import type { ApprovalView, JsonValue } from '../protocol/index.js';
@@ -20,12 +19,7 @@ import type { ApprovalRecord } from './approval-record.js';
 import { NOTIFY_ACTIVITY } from './activities.js';
 import { diffJson } from './arg-diff.js';
 import { failureMessage } from './describe.js';
-
-/**
- * The patch after which the messages posted for an approval are updated as it changes (runs
- * recorded before never updated them).
- */
-export const FOLLOW_MESSAGES_PATCH = 'countersign-messages-follow-approval';
+import { isPatched, FOLLOW_MESSAGES_PATCH } from './patches.js';
 
 /** Run apart from any cancellation: a cancelled run's messages are the ones to say so. */
 const { updateMessages } = proxyActivities<CountersignActivities>(NOTIFY_ACTIVITY);
@@ -209,7 +203,7 @@ export class PostedMessages {
   }
 
   private enqueue(following: Following, update: MessagesUpdate): void {
-    if (!patched(FOLLOW_MESSAGES_PATCH)) return;
+    if (!isPatched(FOLLOW_MESSAGES_PATCH)) return;
     this.counter.notifying++;
     this.updating++;
     following.chain = following.chain

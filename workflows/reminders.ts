@@ -3,12 +3,6 @@ import type { ReminderNote } from './activity-types.js';
 import type { ApprovalRequest } from './approval-book.js';
 
 /**
- * The patch after which an approval's reminders are sent (runs recorded before waited on the
- * deadline's timer alone).
- */
-export const REMINDERS_PATCH = 'countersign-deadline-reminders';
-
-/**
  * The reminders of an approval: those its request names (a tier's), else its tool's policy's;
  * earliest first, numbered from 1.
  */

@@ -1,4 +1,3 @@
-import { patched } from '@temporalio/workflow';
 import type { JsonObject, JsonValue, ToolSpec } from '../protocol/index.js';
 import { awaitHumanDecision } from './approval-gate.js';
 import { policyOf } from './evaluate-policy.js';
@@ -7,9 +6,7 @@ import { secretsForCall } from './supply-secrets.js';
 import { attemptTool, type CallOutcome } from './tool-attempts.js';
 import { failedMessage, resultMessage, resultWithheldMessage } from './tool-messages.js';
 import { markerShaped } from '../protocol/stored-output.js';
-
-/** The patch that made a result review wait for the policy's quorum (it asked one approver before). */
-export const RESULT_QUORUM_PATCH = 'countersign-result-review-quorum';
+import { isPatched, RESULT_QUORUM_PATCH } from './patches.js';
 
 export interface CallAuthority {
   trackingId?: string;
@@ -73,7 +70,8 @@ export async function runCall(
   if (tool.safe || !policy.reviewResult) return toolResultMessage(ctx, result);
   // The output is held for the policy's quorum, as its call would be. Runs that reached a review
   // before this asked one approver whatever the quorum; only a quorum above one needs the patch.
-  const quorum = policy.requiredApprovals > 1 && patched(RESULT_QUORUM_PATCH) ? policy.requiredApprovals : 1;
+  const quorum =
+    policy.requiredApprovals > 1 && isPatched(RESULT_QUORUM_PATCH) ? policy.requiredApprovals : 1;
   const review = await awaitHumanDecision(ctx.book, {
     kind: 'result',
     tool: tool.name,

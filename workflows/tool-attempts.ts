@@ -2,7 +2,6 @@ import {
   ActivityFailure,
   ApplicationFailure,
   isCancellation,
-  patched,
   proxyActivities,
   sleep,
   TimeoutFailure,
@@ -15,12 +14,7 @@ import { describeCall, failureMessage } from './describe.js';
 import { policyOf } from './evaluate-policy.js';
 import { callDeciders } from './call-deciders.js';
 import type { RunContext } from './run-context.js';
-
-/**
- * Tools that do not dedupe are attempted once at a time and an attempt nobody knows the end of goes
- * to a person; runs recorded before retried every tool alike, three times.
- */
-export const UNKNOWN_OUTCOMES_PATCH = 'countersign-unknown-outcomes';
+import { isPatched, UNKNOWN_OUTCOMES_PATCH } from './patches.js';
 
 const DEFAULT_ATTEMPTS = 3;
 
@@ -51,7 +45,7 @@ export async function attemptTool(
   input: ToolRunInput,
 ): Promise<CallOutcome> {
   const maxAttempts = tool.maxAttempts ?? DEFAULT_ATTEMPTS;
-  if (isIdempotent(tool) || !patched(UNKNOWN_OUTCOMES_PATCH)) {
+  if (isIdempotent(tool) || !isPatched(UNKNOWN_OUTCOMES_PATCH)) {
     try {
       return { ok: true, result: await retried(maxAttempts).runTool(input) };
     } catch (err) {

@@ -1,12 +1,13 @@
 /**
  * Workflow interceptors (bundled into a test worker's workflows) that make the runs this worker
  * steps look like runs started before runs stamped their change time: the commands that record the
- * patch and write `CountersignChangedAt` are dropped before they reach the server, so the history
- * holds neither, exactly as an older release's history.
+ * patch and write `CountersignChangedAt` are dropped before they reach the server (in a run of the
+ * current generation, which stamps without asking the patch, the stamps alone), so the history holds
+ * no stamp, as an older release's history. They are dropped alike when the run replays.
  */
 import type { WorkflowInterceptors } from '@temporalio/workflow';
 import { SEARCH_ATTRIBUTES } from '../../../protocol/search-attributes.js';
-import { CHANGE_TIME_PATCH } from '../../../workflows/visibility.js';
+import { CHANGE_TIME_PATCH } from '../../../workflows/patches.js';
 
 export const interceptors = (): WorkflowInterceptors => ({
   internals: [
