@@ -28,9 +28,14 @@ export interface Batch {
   rssEvicted?: Record<string, number>;
   /**
    * CPU of each process, in ms per second, while one inbox stream is open over the paused batch
-   * (after the eviction, for the evicted batch); absent for systems with no inbox.
+   * (after the eviction, for the evicted batch), once the batch has settled; absent for systems
+   * with no inbox.
    */
   inboxCpuMsPerSec?: Record<string, number>;
+  /** The same, just before, with no inbox open: what the paused batch costs by itself. */
+  idleCpuMsPerSec?: Record<string, number>;
+  /** How long the batch took to settle before those were measured (see `settle`). */
+  settleMs?: number;
   /** CPU of each process from the first approval until every run has finished, per run: where a batch waits. */
   cpuMsPerRunDone: Record<string, number>;
 }
@@ -103,12 +108,47 @@ function perRun(before: Record<string, number>, after: Record<string, number>, r
   );
 }
 
-/** What an open inbox costs each process while nothing happens; undefined where there is no inbox. */
+/** A batch has settled when its processes together spend less than this a second... */
+const SETTLED_CPU_MS_PER_SEC = 100;
+/** ...or after this long, whichever comes first. */
+const SETTLE_MAX_MS = 180_000;
+
+/**
+ * Waits until the system's processes are nearly idle: a paused batch's runs are still writing the
+ * server's lists, and the server its queues, for a while after each run shows as waiting (longer
+ * the larger the batch). Returns how long that took.
+ */
+async function settle(system: SystemInstance): Promise<number> {
+  const started = Date.now();
+  const total = () => Object.values(cpuOf(system)).reduce((a, b) => a + b, 0);
+  let before = total();
+  while (Date.now() - started < SETTLE_MAX_MS) {
+    await sleep(1000);
+    const now = total();
+    if (now - before < SETTLED_CPU_MS_PER_SEC) break;
+    before = now;
+  }
+  return Date.now() - started;
+}
+
+/**
+ * What an open inbox costs each process over idle paused runs, beside what they cost with none
+ * open; undefined where there is no inbox.
+ */
 async function inboxCpu(system: SystemInstance, seconds: number) {
   if (seconds <= 0) return undefined;
+  // Asked first whether the system has an inbox at all: settling and idling for none would be waste.
+  const probe = await phase<{ open: boolean }>(system, { phase: 'inbox', ms: 0 });
+  if (!probe.open) return undefined;
+  const settleMs = await settle(system);
+  const idleFrom = cpuOf(system);
+  await sleep(seconds * 1000);
+  const idleCpuMsPerSec = perRun(idleFrom, cpuOf(system), seconds);
   const before = cpuOf(system);
   const { open } = await phase<{ open: boolean }>(system, { phase: 'inbox', ms: seconds * 1000 });
-  return open ? perRun(before, cpuOf(system), seconds) : undefined;
+  return open
+    ? { settleMs, idleCpuMsPerSec, inboxCpuMsPerSec: perRun(before, cpuOf(system), seconds) }
+    : undefined;
 }
 
 /** N runs paused at once, weighed, optionally evicted, then all approved. */
@@ -131,7 +171,7 @@ async function batch(system: SystemInstance, args: BenchArgs, size: number, evic
     await sleep(10_000);
     rssEvicted = rssOf(system);
   }
-  const inboxCpuMsPerSec = await inboxCpu(system, args.inboxSeconds);
+  const inbox = await inboxCpu(system, args.inboxSeconds);
   const timedReads = await phase<{ firstPage: number[]; detail: number[] } | undefined>(system, {
     phase: 'reads',
     count: READS,
@@ -154,7 +194,7 @@ async function batch(system: SystemInstance, args: BenchArgs, size: number, evic
       : {}),
     rssPaused,
     rssEvicted,
-    ...(inboxCpuMsPerSec ? { inboxCpuMsPerSec } : {}),
+    ...inbox,
     cpuMsPerRunDone,
   };
 }
