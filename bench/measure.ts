@@ -52,6 +52,8 @@ export interface SystemResult {
   /** Median over the sequential runs of what each did between its decision and its end. */
   roundTrips?: RoundTrips;
   batches: Batch[];
+  /** The batch that failed, and why: the batches after it were not run. */
+  failure?: string;
 }
 
 /** Paused runs of a batch whose server records are weighed; requests of each read timed. */
@@ -218,10 +220,19 @@ export async function measureSystem(
   const byProcess = perRun(cpuBefore, cpuAfter, args.runs);
 
   const batches: Batch[] = [];
-  for (const size of args.paused) batches.push(await batch(system, args, size, false));
+  // A batch that fails (a process dying under the load) keeps what was measured before it.
+  let failure: string | undefined;
+  const measured = async (size: number, evict: boolean) => {
+    if (failure) return;
+    try {
+      batches.push(await batch(system, args, size, evict));
+    } catch (err) {
+      failure = `the batch of ${size}${evict ? ' (evicted)' : ''}: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  };
+  for (const size of args.paused) await measured(size, false);
   // Runs that wait for days are evicted from the worker's cache: one more batch measures that case.
-  if (args.evict && system.evict && args.paused.length > 0)
-    batches.push(await batch(system, args, Math.max(...args.paused), true));
+  if (args.evict && system.evict && args.paused.length > 0) await measured(Math.max(...args.paused), true);
 
   return {
     system: system.name,
@@ -232,5 +243,6 @@ export async function measureSystem(
     modelCpuMsPerRun: (modelAfter - modelBefore) / runs,
     ...(sequential.roundTrips.length > 0 ? { roundTrips: medianRoundTrips(sequential.roundTrips) } : {}),
     batches,
+    ...(failure ? { failure } : {}),
   };
 }

@@ -55,7 +55,12 @@ try {
     let system;
     try {
       system = await startSystem(name, { modelUrl, workDir, server: args.server });
-      results.push(await measureSystem(system, args, model.pid));
+      const result = await measureSystem(system, args, model.pid);
+      results.push(result);
+      if (result.failure) {
+        failures[name] = result.failure;
+        console.error(`bench: ${name} failed in ${result.failure}`);
+      }
     } catch (err) {
       // One system failing must not hide the others' figures; the failure is reported as such.
       failures[name] = err instanceof Error ? err.message : String(err);
