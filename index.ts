@@ -90,6 +90,7 @@ export {
   DEFAULT_MODEL,
   DEFAULT_TASK_QUEUE,
   SEARCH_ATTRIBUTES,
+  WAITING_FILTER,
   SecretRequest,
   SecretSpec,
   type SecretSpecInput,

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { PENDING_MEMO_KEY, SEARCH_ATTRIBUTES, type ApprovalView } from '../protocol/index.js';
+import { PENDING_MEMO_KEY, SEARCH_ATTRIBUTES, WAITING_FILTER, type ApprovalView } from '../protocol/index.js';
 import { decodePayload } from './decode-payload.js';
 
 /**
@@ -41,11 +41,7 @@ export async function listPendingApprovals(
   client: Client,
   filter: PendingApprovalFilter = {},
 ): Promise<ApprovalView[]> {
-  const clauses = [
-    `WorkflowType = 'agentWorkflow'`,
-    `ExecutionStatus = 'Running'`,
-    `${SEARCH_ATTRIBUTES.pending.name} > 0`,
-  ];
+  const clauses = [`WorkflowType = 'agentWorkflow'`, `ExecutionStatus = 'Running'`, WAITING_FILTER];
   if (filter.agent !== undefined) clauses.push(`${SEARCH_ATTRIBUTES.agent.name} = ${literal(filter.agent)}`);
   if (filter.tool !== undefined)
     clauses.push(`${SEARCH_ATTRIBUTES.pendingTools.name} = ${literal(filter.tool)}`);

@@ -1,6 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Router, type Response } from 'express';
-import { Channel, Decision, parseTrackingId, type DecisionOutcome } from '../../protocol/index.js';
+import {
+  Channel,
+  Decision,
+  parseTrackingId,
+  WAITING_FILTER,
+  type DecisionOutcome,
+} from '../../protocol/index.js';
 import { accessRule } from '../access.js';
 import { approverOf } from '../auth.js';
 import type { ApiOptions } from '../context.js';
@@ -103,7 +109,7 @@ export function approvalsRouter(options: ApiOptions): Router {
       page = await listPage(
         client,
         options.namespace,
-        readableBy(`${filter} AND CountersignPending > 0`, res),
+        readableBy(`${filter} AND ${WAITING_FILTER}`, res),
         query.limit,
         query.pageToken,
         options.signingSecret,

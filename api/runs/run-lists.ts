@@ -165,11 +165,34 @@ export async function listChangedRuns(
 ): Promise<LiveRun[]> {
   const changedAt = SEARCH_ATTRIBUTES.changedAt.name;
   const iso = (ms: number) => new Date(ms).toISOString();
-  const orUnstamped =
-    unstamped === undefined
-      ? ''
-      : ` OR (${changedAt} IS NULL AND (ExecutionStatus = 'Running' OR CloseTime >= '${iso(unstamped)}'))`;
-  const query = `${listQuery({})} AND (${changedAt} >= '${iso(changedSince)}'${orUnstamped})`;
+  const runs = await listLiveRuns(
+    client,
+    namespace,
+    `${listQuery({})} AND ${changedAt} >= '${iso(changedSince)}'`,
+  );
+  // Asked apart, not OR-ed into the one query: a SQL store answers each from an index, and the
+  // two together by reading every row (about 50 ms a poll over 10,000 waiting runs on SQLite,
+  // against 2 ms for both).
+  if (unstamped !== undefined && runs.length < FOLLOW_LIMIT)
+    runs.push(
+      ...(await listLiveRuns(
+        client,
+        namespace,
+        `${listQuery({})} AND ${changedAt} IS NULL AND (ExecutionStatus = 'Running' OR CloseTime >= '${iso(unstamped)}')`,
+        FOLLOW_LIMIT - runs.length,
+      )),
+    );
+  return runs;
+}
+
+/** The runs a query lists, page by page, up to `limit`, with what a follower needs of each. */
+async function listLiveRuns(
+  client: Client,
+  namespace: string,
+  query: string,
+  limit = FOLLOW_LIMIT,
+): Promise<LiveRun[]> {
+  const changedAt = SEARCH_ATTRIBUTES.changedAt.name;
   const decode = payloadDecoder(client);
   const runs: LiveRun[] = [];
   let nextPageToken: Uint8Array | undefined;
@@ -193,7 +216,7 @@ export async function listChangedRuns(
       });
     }
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
-  } while (nextPageToken && runs.length < FOLLOW_LIMIT);
+  } while (nextPageToken && runs.length < limit);
   return runs;
 }
 

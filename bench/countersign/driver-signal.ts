@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { registerSearchAttributes, sendDecision, startRun } from '../../client/index.js';
-import { SEARCH_ATTRIBUTES, trackingIdFor, type RunOutput } from '../../protocol/index.js';
+import { SEARCH_ATTRIBUTES, trackingIdFor, WAITING_FILTER, type RunOutput } from '../../protocol/index.js';
 import { pool } from '../../test/faults/support/pool.js';
 import { serveDriver } from '../lib/driver.js';
 import { waitUntilPaused } from '../lib/history-wait.js';
@@ -48,7 +48,7 @@ serveDriver<Run>('countersign-signal', {
     const since = new Date().toISOString();
     const runs = await pool(inputs, inFlight, start);
     // The inbox's own filter, counted instead of listed.
-    const query = `${SEARCH_ATTRIBUTES.agent.name} = '${agent!.name}' AND ${SEARCH_ATTRIBUTES.pending.name} > 0 AND StartTime >= '${since}'`;
+    const query = `${SEARCH_ATTRIBUTES.agent.name} = '${agent!.name}' AND ${WAITING_FILTER} AND StartTime >= '${since}'`;
     while ((await client.workflow.count(query)).count < runs.length) await sleep(100);
     return runs;
   },
