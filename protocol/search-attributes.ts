@@ -37,6 +37,14 @@ export const SEARCH_ATTRIBUTES = {
  * The inbox's filter: runs waiting on approvals. Not `> 0`, the same runs: a SQL store answers a
  * range on the count by sorting every waiting run before it returns the first page (about 40 ms
  * over 10,000 on SQLite), an inequality by walking its list order until the page is full (12 ms).
+ *
+ * @example
+ * ```ts
+ * import { SEARCH_ATTRIBUTES, WAITING_FILTER } from 'countersign';
+ *
+ * const query = `${WAITING_FILTER} AND ${SEARCH_ATTRIBUTES.agent.name} = 'support'`;
+ * const { count } = await client.workflow.count(query);
+ * ```
  */
 export const WAITING_FILTER = `${SEARCH_ATTRIBUTES.pending.name} != 0`;
 
