@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { z } from 'zod';
 import { defineAgent, defineTool } from '../../define/index.js';
-import { launchChromium, openRun, signIn } from '../support/chromium.js';
+import { openInbox, openRun } from '../support/chromium.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { apiTestAgents, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -75,11 +75,7 @@ let page: Page;
 
 before(async () => {
   stack = await startStack({ agents: [...apiTestAgents, payments, analyst] });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORT });
-  page.setDefaultTimeout(30_000);
-  await signIn(page, stack.url, tokens.alice);
-  await page.locator('#live', { hasText: 'live' }).waitFor();
+  ({ browser, page } = await openInbox(stack.url, tokens.alice, VIEWPORT));
 });
 
 after(async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { tokens } from '../support/api-agents.js';
-import { launchChromium, signIn } from '../support/chromium.js';
+import { openInbox } from '../support/chromium.js';
 import { pausedTransfers } from '../support/paused-transfers.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
@@ -16,11 +16,7 @@ before(async () => {
   stack = await startStack();
   // All waiting before the inbox opens: it reads them from the list, not from live events.
   runIds = await pausedTransfers(stack, 'e2e: inbox pages', 55);
-  browser = await launchChromium();
-  page = await browser.newPage();
-  page.setDefaultTimeout(30_000);
-  await signIn(page, stack.url, tokens.alice);
-  await page.locator('#live', { hasText: 'live' }).waitFor();
+  ({ browser, page } = await openInbox(stack.url, tokens.alice));
 });
 
 after(async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, signIn } from '../support/chromium.js';
+import { openInbox, signIn } from '../support/chromium.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { toolRuns, tokens } from '../support/api-agents.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -14,11 +14,7 @@ let page: Page;
 
 before(async () => {
   stack = await startStack();
-  browser = await launchChromium();
-  page = await browser.newPage();
-  page.setDefaultTimeout(30_000);
-  await signIn(page, stack.url, tokens.alice);
-  await page.locator('#live', { hasText: 'live' }).waitFor();
+  ({ browser, page } = await openInbox(stack.url, tokens.alice));
 });
 
 after(async () => {

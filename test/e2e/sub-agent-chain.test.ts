@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, signIn } from '../support/chromium.js';
+import { openInbox } from '../support/chromium.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { dispatch, subAgentApprovers, subAgentTokens as tokens } from '../support/sub-agent-fixtures.js';
@@ -16,12 +16,8 @@ let page: Page;
 
 before(async () => {
   stack = await startStack({ agents: [dispatch], approvers: subAgentApprovers });
-  browser = await launchChromium();
-  page = await browser.newPage();
-  page.setDefaultTimeout(30_000);
   // Bob is a treasurer: he decides payments' transfers, none of dispatch's own tools.
-  await signIn(page, stack.url, tokens.bob);
-  await page.locator('#live', { hasText: 'live' }).waitFor();
+  ({ browser, page } = await openInbox(stack.url, tokens.bob));
 });
 
 after(async () => {

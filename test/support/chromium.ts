@@ -34,3 +34,22 @@ export async function openRun(page: Page, url: string, runId: string): Promise<v
   await page.locator('h1 code', { hasText: runId }).waitFor();
   await page.locator('main:not([aria-busy])').waitFor();
 }
+
+/** A browser with one page signed in to the inbox at `url`, its live event stream connected. */
+export async function openInbox(
+  url: string,
+  token: string,
+  viewport?: { width: number; height: number },
+): Promise<{ browser: Browser; page: Page }> {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage(viewport ? { viewport } : {});
+    page.setDefaultTimeout(30_000);
+    await signIn(page, url, token);
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    return { browser, page };
+  } catch (err) {
+    await browser.close();
+    throw err;
+  }
+}
