@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { getDecisionOutcome, sendDecision, UnknownApprovalError } from '../client/index.js';
 import type { AgentDefinition } from '../define/index.js';
 import {
@@ -53,6 +53,8 @@ export interface DecisionRequest {
   linkNonce?: string;
   /** The revision of the proposal the approver was shown (REST: If-Match; links: signed). */
   revision: number | undefined;
+  /** The run as the caller's access check just described it: read once, not again here. */
+  described?: Pick<WorkflowExecutionInfo, 'memo' | 'status'>;
 }
 
 /**
@@ -144,7 +146,7 @@ export async function decide(
   }
   // Pending approvals come from the memo, which needs no worker; only a settled or unknown id
   // needs the workflow's own answer.
-  const approval = await readPendingFromMemo(client, parsed.runId, request.trackingId)
+  const approval = await readPendingFromMemo(client, parsed.runId, request.trackingId, request.described)
     .then((pending) => pending ?? readApproval(client, parsed.runId, request.trackingId))
     .catch((err: unknown) => {
       if (err instanceof HttpError && err.status === 404) throw unknownApproval(request.trackingId);

@@ -230,7 +230,7 @@ export async function measureSystem(
       failure = `the batch of ${size}${evict ? ' (evicted)' : ''}: ${err instanceof Error ? err.message : String(err)}`;
     }
   };
-  for (const size of args.paused) await measured(size, false);
+  if (!args.evictedOnly) for (const size of args.paused) await measured(size, false);
   // Runs that wait for days are evicted from the worker's cache: one more batch measures that case.
   if (args.evict && system.evict && args.paused.length > 0) await measured(Math.max(...args.paused), true);
 

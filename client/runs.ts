@@ -1,4 +1,4 @@
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import {
   RunControl,
   type CancelRequest,
@@ -19,7 +19,8 @@ import { queryRun } from './query-run.js';
 
 /**
  * The run's whole state (transcript, approvals, events), running or closed. A run that completed
- * carries its final state in its result, so reading it needs no worker and no replay.
+ * carries its final state in its result, so reading it needs no worker and no replay. `described`:
+ * the run's description, when the caller has just read it (it is then not described again).
  *
  * @example
  * ```ts
@@ -29,9 +30,13 @@ import { queryRun } from './query-run.js';
  * console.log(state.status, state.pending.map((approval) => approval.trackingId));
  * ```
  */
-export async function getRunState(client: Client, runId: string): Promise<RunState> {
+export async function getRunState(
+  client: Client,
+  runId: string,
+  described?: Pick<WorkflowExecutionDescription, 'status'>,
+): Promise<RunState> {
   const handle = client.workflow.getHandle(runId);
-  const { status } = await handle.describe();
+  const { status } = described ?? (await handle.describe());
   const final = status.name === 'COMPLETED' ? await getFinalState(client, runId) : undefined;
   return final ?? queryRun(handle, stateQuery);
 }

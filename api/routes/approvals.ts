@@ -86,12 +86,11 @@ export function approvalsRouter(options: ApiOptions): Router {
     return clause ? `${query} AND ${clause}` : query;
   };
   /** An approval of a run the caller may not read is a 404, as one that does not exist. */
-  const mayRead = async (res: Response, runId: string, trackingId: string) => {
-    await access.readable(client, approverOf(res), runId).catch((err: unknown) => {
+  const mayRead = (res: Response, runId: string, trackingId: string) =>
+    access.readable(client, approverOf(res), runId).catch((err: unknown) => {
       if (err instanceof HttpError && err.status === 404) throw unknownApproval(trackingId);
       throw err;
     });
-  };
 
   router.get('/', async (req, res) => {
     const query = parse(ApprovalListQuery, req.query, 'query');
@@ -143,13 +142,13 @@ export function approvalsRouter(options: ApiOptions): Router {
     const { trackingId } = req.params;
     const parsed = parseTrackingId(trackingId);
     if (!parsed) throw unknownApproval(trackingId);
-    await mayRead(res, parsed.runId, trackingId);
+    const described = await mayRead(res, parsed.runId, trackingId);
     // Its schema and decisions come from the workflow alone: a worker that does not answer within
     // the bound is a 503 worker_not_answering with Retry-After (the inbox lists it from the memo).
-    const approval = await readApproval(client, parsed.runId, trackingId, options.workerWaitMs);
+    const approval = await readApproval(client, parsed.runId, trackingId, options.workerWaitMs, described);
     if (!approval) throw unknownApproval(trackingId);
     const events = await withinWorkerWait(client, parsed.runId, options.workerWaitMs, () =>
-      getRunEvents(client, parsed.runId, 0),
+      getRunEvents(client, parsed.runId, 0, described.status.name !== 'RUNNING'),
     );
     const decisions = events.filter((e) => e.trackingId === trackingId && e.type !== 'approval.requested');
     // The revision is the entity tag a decision names in If-Match. It does not change when someone
@@ -168,7 +167,7 @@ export function approvalsRouter(options: ApiOptions): Router {
     const parsed = parseTrackingId(trackingId);
     if (!parsed) throw unknownApproval(trackingId);
     // Someone who may not read the run learns nothing of it, not even that it waits for a role.
-    await mayRead(res, parsed.runId, trackingId);
+    const described = await mayRead(res, parsed.runId, trackingId);
     const key = req.get('idempotency-key');
     const requestId = requestIdFor(approver.id, key);
     // The inbox says so; email, Slack and chat decisions come only through their own routes.
@@ -187,6 +186,7 @@ export function approvalsRouter(options: ApiOptions): Router {
         requestId,
         idempotent: key !== undefined,
         revision: revisionOf(req.get('if-match')),
+        described,
       },
     );
     answer(res, trackingId, requestId, outcome);

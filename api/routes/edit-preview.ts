@@ -19,7 +19,7 @@ import { EditPreviewRequest, type EditPreview } from '../schemas.js';
  */
 export function editPreview(
   options: ApiOptions,
-  mayRead: (res: Response, runId: string, trackingId: string) => Promise<void>,
+  mayRead: (res: Response, runId: string, trackingId: string) => Promise<unknown>,
 ): RequestHandler {
   return async (req, res) => {
     const trackingId = String(req.params.trackingId);

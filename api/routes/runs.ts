@@ -84,7 +84,12 @@ export function runsRouter(options: ApiOptions): Router {
 
   router.get('/:runId', async (req, res) => {
     const description = await access.readable(client, approverOf(res), req.params.runId);
-    const detail: RunDetail = await readState(client, req.params.runId, options.workerWaitMs).then(
+    const detail: RunDetail = await readState(
+      client,
+      req.params.runId,
+      options.workerWaitMs,
+      description,
+    ).then(
       (state) => ({ ...state, audit: state.events.filter((e) => AUDIT_EVENTS.has(e.type)) }),
       // No worker answers for it (gone, or stuck): say what Temporal holds, within the bound.
       (err: unknown) => {

@@ -29,22 +29,36 @@ export function runHandle(client: Client, runId: string) {
   return client.workflow.getHandle(runId);
 }
 
-/** The run's state; a worker that does not answer within `waitMs` is a 503 `worker_not_answering`. */
-export function readState(client: Client, runId: string, waitMs = WORKER_WAIT_MS): Promise<RunState> {
-  return onRun(runId, () => withinWorkerWait(client, runId, waitMs, () => getRunState(client, runId)));
+/**
+ * The run's state; a worker that does not answer within `waitMs` is a 503 `worker_not_answering`.
+ * `described`: the run as the caller just described it, not read again.
+ */
+export function readState(
+  client: Client,
+  runId: string,
+  waitMs = WORKER_WAIT_MS,
+  described?: Pick<WorkflowExecutionInfo, 'status'>,
+): Promise<RunState> {
+  return onRun(runId, () =>
+    withinWorkerWait(client, runId, waitMs, () => getRunState(client, runId, described)),
+  );
 }
 
-/** One approval of the run; a worker that does not answer within `waitMs` is a 503 `worker_not_answering`. */
+/**
+ * One approval of the run; a worker that does not answer within `waitMs` is a 503
+ * `worker_not_answering`. `described`: the run as the caller just described it, not read again.
+ */
 export function readApproval(
   client: Client,
   runId: string,
   trackingId: string,
   waitMs = WORKER_WAIT_MS,
+  described?: Pick<WorkflowExecutionInfo, 'status'>,
 ): Promise<ApprovalView | null> {
   return onRun(runId, () =>
     withinWorkerWait(client, runId, waitMs, async () => {
       const handle = runHandle(client, runId);
-      const { status } = await handle.describe();
+      const { status } = described ?? (await handle.describe());
       const final = status.name !== 'RUNNING' ? await getFinalState(client, runId) : undefined;
       if (final) return final.approvals.find((approval) => approval.trackingId === trackingId) ?? null;
       return queryRun(handle, approvalQuery, trackingId);
@@ -60,8 +74,9 @@ export async function readPendingFromMemo(
   client: Client,
   runId: string,
   trackingId: string,
+  described?: Pick<WorkflowExecutionInfo, 'memo' | 'status'>,
 ): Promise<ApprovalView | null> {
-  const info = await describeRun(client, runId);
+  const info = described ?? (await describeRun(client, runId));
   return pendingOf(info).find((view) => view.trackingId === trackingId) ?? null;
 }
 

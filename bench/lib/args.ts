@@ -22,6 +22,8 @@ export interface BenchArgs {
   inFlight: number;
   /** One more batch of the largest size, approved after a worker restart emptied its cache. */
   evict: boolean;
+  /** Only that batch: the cold path at a size where measuring the warm one first doubles the time. */
+  evictedOnly: boolean;
   floorRuns: number;
   /** Seconds an inbox stream stays open over each paused batch, its cost measured; 0 skips it. */
   inboxSeconds: number;
@@ -31,7 +33,7 @@ export interface BenchArgs {
 }
 
 const USAGE = `usage: npm run bench -- [--systems a,b] [--runs N] [--warmup N] [--paused 200,1000]
-                      [--in-flight N] [--no-evict] [--floor-runs N] [--inbox-seconds N]
+                      [--in-flight N] [--no-evict | --evicted-only] [--floor-runs N] [--inbox-seconds N]
                       [--server one-machine|defaults] [--out DIR]
 systems: ${ALL_SYSTEMS.join(', ')}`;
 
@@ -51,6 +53,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
       paused: { type: 'string', default: '200,1000' },
       'in-flight': { type: 'string', default: '50' },
       'no-evict': { type: 'boolean', default: false },
+      'evicted-only': { type: 'boolean', default: false },
       'floor-runs': { type: 'string', default: '500' },
       'inbox-seconds': { type: 'string', default: '10' },
       server: { type: 'string', default: 'one-machine' },
@@ -68,6 +71,8 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
   }
   if (values.server !== 'one-machine' && values.server !== 'defaults')
     throw new Error(`--server must be one-machine or defaults\n${USAGE}`);
+  if (values['no-evict'] && values['evicted-only'])
+    throw new Error(`--no-evict and --evicted-only contradict each other\n${USAGE}`);
   return {
     systems: systems as SystemName[],
     runs: count(values.runs, 'runs'),
@@ -78,6 +83,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
       .map((v) => count(v, 'paused')),
     inFlight: Math.max(1, count(values['in-flight'], 'in-flight')),
     evict: !values['no-evict'],
+    evictedOnly: values['evicted-only'],
     floorRuns: count(values['floor-runs'], 'floor-runs'),
     inboxSeconds: count(values['inbox-seconds'], 'inbox-seconds'),
     server: values.server,

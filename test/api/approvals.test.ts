@@ -329,6 +329,25 @@ test('reject with a reason: the tool never runs and the model is told why', asyn
   assert.match(toolMessage && 'content' in toolMessage ? toolMessage.content : '', /Not this quarter\./);
 });
 
+test('an approval shown, decided, and its run shown: each request describes the run once, for its access check', async () => {
+  const { runId, trackingId } = await waitingTransfer('approvals: one describe');
+  const describes = () => stack.apiCalls('DescribeWorkflowExecution');
+  const before = describes();
+  const shown = await stack.http('GET', `/api/approvals/${trackingId}`, { token: tokens.alice });
+  assert.equal(shown.status, 200);
+  assert.equal(describes() - before, 1, 'the approval page');
+  const answer = await decide(trackingId, { type: 'approve' }, tokens.alice, {
+    'if-match': shown.headers.get('etag')!,
+  });
+  assert.equal(answer.status, 200);
+  assert.equal(answer.body.outcome.status, 'approved');
+  assert.equal(describes() - before, 2, 'the decision');
+  await stack.result(runId);
+  const run = await stack.http('GET', `/api/runs/${runId}`, { token: tokens.alice });
+  assert.equal(run.status, 200);
+  assert.equal(describes() - before, 3, 'the run page');
+});
+
 test('respond: the human answer stands in for the tool', async () => {
   const { runId, trackingId } = await waitingTransfer('approvals: respond');
   const answer = await decide(trackingId, {
