@@ -17,6 +17,8 @@ export interface SystemInstance {
   persistedBytes(): number;
   /** Empties the worker's workflow cache by restarting it; absent where nothing is cached. */
   evict?(): Promise<void>;
+  /** A full garbage collection in the processes that can be asked for one. */
+  collectGarbage?(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -92,6 +94,7 @@ async function countersign(name: SystemName, ctx: Context, dir: string): Promise
     processes: () => [...stackProcesses(stack, roles), { label: 'client', pid: driver.pid }],
     persistedBytes: () => persistedBytes(path.dirname(stack.dbPath)),
     evict: () => stack.restart('worker'),
+    collectGarbage: () => stack.collectGarbage(),
     async stop() {
       await driver.kill();
       await stack.stop();

@@ -7,7 +7,7 @@ import { listen } from '../../../api/listen.js';
 import { registerSearchAttributes } from '../../../client/index.js';
 import { fileContentStore } from '../../../content-store/content-store.js';
 import { DEFAULT_TASK_QUEUE } from '../../../protocol/index.js';
-import { reportReady } from '../support/child.js';
+import { answerGarbageRequests, reportReady } from '../support/child.js';
 import { loadStackSettings } from './settings.js';
 
 // One API instance, as its own process so it can be killed with SIGKILL and restarted.
@@ -35,4 +35,5 @@ app.disable('x-powered-by');
 app.use('/chat', countersignChat({ ...options, agent: settings.agents[0]!.name }));
 app.use(countersignRouter(options));
 const { url } = await listen(app, settings.port);
+answerGarbageRequests();
 reportReady({ url });

@@ -3,7 +3,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { fileContentStore } from '../../../content-store/content-store.js';
 import { createNotifier } from '../../../notify/notifier.js';
 import { createWorker } from '../../../worker/index.js';
-import { reportReady } from '../support/child.js';
+import { answerGarbageRequests, reportReady } from '../support/child.js';
 import { loadStackSettings } from './settings.js';
 
 // One Countersign worker, as its own process so it can be killed with SIGKILL and restarted.
@@ -31,5 +31,6 @@ const worker = await createWorker({
     ? { code: readFileSync(settings.workflowBundle, 'utf8') }
     : undefined,
 });
+answerGarbageRequests();
 reportReady({ pid: process.pid });
 await worker.run();

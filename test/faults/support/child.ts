@@ -19,6 +19,8 @@ export interface ChildSpec {
   file: string;
   args?: string[];
   env?: Record<string, string>;
+  /** Options for node itself, before the loader (`--expose-gc`). */
+  nodeArgs?: string[];
   /** How to tell it is up: it calls `reportReady`. */
   ready: 'ipc';
   timeoutMs?: number;
@@ -47,11 +49,15 @@ process.once('exit', () => {
  * process doing the work) and waits until it is ready.
  */
 export function startChild(spec: ChildSpec): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', spec.file, ...(spec.args ?? [])], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...spec.env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [...(spec.nodeArgs ?? []), '--import', 'tsx', spec.file, ...(spec.args ?? [])],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...spec.env },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
   live.add(proc);
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   let nextId = 1;
@@ -122,4 +128,18 @@ export function answerRequests(handle: (message: Record<string, unknown>) => Pro
   });
   // The IPC channel ties the child to its parent: when the parent goes, so does the child.
   process.on('disconnect', () => process.exit(0));
+}
+
+/**
+ * Child side of a `{ type: 'gc' }` request, in a child started with `--expose-gc`: a full garbage
+ * collection, so that what it allocated before is not collected while its parent weighs what comes
+ * next (V8 collects a large heap whenever it next allocates, seconds or minutes later).
+ */
+export function answerGarbageRequests(): void {
+  answerRequests(async (message) => {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (message.type !== 'gc' || !gc) throw new Error(`cannot answer ${JSON.stringify(message)}`);
+    gc();
+    return true;
+  });
 }

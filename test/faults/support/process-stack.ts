@@ -26,6 +26,8 @@ export interface StackProcess {
   readonly exited: boolean;
   /** SIGKILL, and wait until it is gone. */
   kill(): Promise<void>;
+  /** Asks a node child over IPC (`Child.request`); the Temporal server takes no requests. */
+  request?<T>(message: Record<string, unknown>): Promise<T>;
 }
 
 export interface ProcessStackOptions {
@@ -169,6 +171,7 @@ export class ProcessStack {
       label: 'worker',
       file: here('../stack/worker-process.ts'),
       env,
+      nodeArgs: ['--expose-gc'],
       ready: 'ipc',
       timeoutMs: 120_000,
     };
@@ -176,6 +179,7 @@ export class ProcessStack {
       label: 'api',
       file: here('../stack/api-process.ts'),
       env: { ...env, PORT: String(apiPort) },
+      nodeArgs: ['--expose-gc'],
       ready: 'ipc',
     };
     const launchers: Record<Role, Launcher> = {
@@ -212,6 +216,11 @@ export class ProcessStack {
    */
   setTemporalConfig(values: Record<string, number>): void {
     this.temporal.dynamicConfig = values;
+  }
+
+  /** A full garbage collection in the worker and the API (their main threads), where they run. */
+  async collectGarbage(): Promise<void> {
+    for (const role of ['worker', 'api'] as const) await this.children.get(role)?.request?.({ type: 'gc' });
   }
 
   /** SIGKILL, then start again with the same settings. */
