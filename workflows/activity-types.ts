@@ -25,15 +25,26 @@ export interface ModelInput {
 }
 
 /**
- * A model call names the run's transcript rather than carrying it: the activity reads the first
- * `length` messages from the run itself (a query, which writes nothing to history), so a turn adds
- * to the history only what is new in it, not the whole conversation again. Calls scheduled by
- * earlier versions carry `messages` and `tools` themselves.
+ * A model call carries its conversation and tools while they are small (at most
+ * MODEL_INPUT_INLINE_CHARS as JSON), and past that names the run's transcript: the activity reads
+ * the first `length` messages from the run itself (a query, which writes nothing to history), so a
+ * turn adds to the history only what is new in it, not the whole conversation again. Runs recorded
+ * before the inline input named it from the first call; earlier ones carried it always.
  */
-export type ModelCallInput = { model: string } & (
-  | ModelInput
-  | { transcript: { workflowId: string; runId: string; length: number } }
-);
+export type ModelCallInput = { model: string } & (ModelInput | ModelInputRef);
+
+/** The run's transcript by reference: its first `length` messages, read by a query. */
+export interface ModelInputRef {
+  transcript: { workflowId: string; runId: string; length: number };
+}
+
+/**
+ * How large (JSON characters) a conversation and its tools may be and still ride in the model call:
+ * enough for a short approval run, whose calls then skip the query, a round trip through the server
+ * and the worker that took as long as the model call itself on the bench; small enough that a long
+ * run's history grows by little more than each turn's news.
+ */
+export const MODEL_INPUT_INLINE_CHARS = 8 * 1024;
 
 /** The assistant message the model answered with. */
 export interface ModelReply {

@@ -8,7 +8,12 @@ import {
 } from '@temporalio/workflow';
 import type { RunInput, RunOutput, RunState, RunStatus, TranscriptMessage } from '../protocol/index.js';
 import { callModel } from './activities.js';
-import type { ModelTool } from './activity-types.js';
+import {
+  MODEL_INPUT_INLINE_CHARS,
+  type ModelInput,
+  type ModelInputRef,
+  type ModelTool,
+} from './activity-types.js';
 import { ApprovalBook } from './approval-book.js';
 import { askHumanSpec } from './ask-human.js';
 import { SecretVault } from './secret-vault.js';
@@ -34,7 +39,13 @@ import { RunLog } from './run-log.js';
 import { SubAgents } from './sub-agents.js';
 import { Visibility } from './visibility.js';
 import type { CarriedTurn, Continuation } from './continuation.js';
-import { isPatched, PAUSE_BEFORE_FINISH_PATCH, CONTINUE_MID_TURN_PATCH, takeGeneration } from './patches.js';
+import {
+  isPatched,
+  INLINE_MODEL_INPUT_PATCH,
+  PAUSE_BEFORE_FINISH_PATCH,
+  CONTINUE_MID_TURN_PATCH,
+  takeGeneration,
+} from './patches.js';
 
 /**
  * The most state a run hands on when it continues as new: the next run's input is one payload, which
@@ -287,6 +298,22 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
     tools: modelTools,
     storedOutputs,
   }));
+  /** Until the conversation outgrows MODEL_INPUT_INLINE_CHARS, once: it only grows. */
+  let inlineModelInput = true;
+  /**
+   * What a model call carries: the conversation itself while it is small, which saves the activity
+   * a query; past that, a reference it reads the conversation by, so each turn's history holds
+   * only its news, not the whole conversation again.
+   */
+  const modelCallInput = (): ModelInput | ModelInputRef => {
+    if (inlineModelInput && isPatched(INLINE_MODEL_INPUT_PATCH)) {
+      const carried = { messages: transcript.slice(), tools: modelTools, storedOutputs };
+      if (JSON.stringify(carried).length <= MODEL_INPUT_INLINE_CHARS) return carried;
+      inlineModelInput = false;
+    }
+    const { workflowId, runId } = workflowInfo();
+    return { transcript: { workflowId, runId, length: transcript.length } };
+  };
   const handOff: TurnHandOff = {
     // An execution that began in the middle of a turn goes on at least to the turn's end.
     wanted: () =>
@@ -316,12 +343,7 @@ export async function agentWorkflow(input: RunInput, continued?: Continuation): 
       // A correction given on resume is what the model reads next, as the user's word.
       for (const content of controls.takeCorrections()) transcript.push({ role: 'user', content });
       turns++;
-      // The activity reads the conversation from the run: each turn's history holds only its news.
-      const { workflowId, runId: execution } = workflowInfo();
-      const reply = await callModel({
-        model: agent.model,
-        transcript: { workflowId, runId: execution, length: transcript.length },
-      });
+      const reply = await callModel({ model: agent.model, ...modelCallInput() });
       log.add({
         type: 'model.responded',
         data: { turn: turns, toolCalls: reply.toolCalls.map((c) => c.function.name) },

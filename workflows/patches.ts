@@ -35,6 +35,12 @@ export const CONTINUE_MID_TURN_PATCH = 'countersign-continue-mid-turn';
 export const CHANGE_TIME_PATCH = 'countersign-change-time';
 
 /**
+ * A model call whose conversation is small carries it; runs recorded before named the transcript,
+ * for the activity to read by a query: a round trip through the server and the worker each call.
+ */
+export const INLINE_MODEL_INPUT_PATCH = 'countersign-inline-model-input';
+
+/**
  * Taken once, as a run starts, for every patch above, and for writing to the server's lists only
  * what changed. A patch is a marker in the history and a `TemporalChangeVersion` upsert, a rewrite
  * of the run's row in the server's lists with all its indexes: a run taking each patch where it is
@@ -42,7 +48,7 @@ export const CHANGE_TIME_PATCH = 'countersign-change-time';
  * generation names it too.
  */
 export const GENERATION_PATCH = 'countersign-generation-1';
-const IN_GENERATION = new Set([
+const GENERATION_1 = new Set([
   REVISIONS_PATCH,
   DESCRIBE_EDITS_PATCH,
   REMINDERS_PATCH,
@@ -53,20 +59,28 @@ const IN_GENERATION = new Set([
   CONTINUE_MID_TURN_PATCH,
   CHANGE_TIME_PATCH,
 ]);
+/** The first generation and the model input carried inline. */
+export const GENERATION_2_PATCH = 'countersign-generation-2';
+const GENERATION_2 = new Set([...GENERATION_1, INLINE_MODEL_INPUT_PATCH]);
 
 // Per run: the SDK gives each workflow execution its own module state.
-let generation = false;
+let generation: ReadonlySet<string> | undefined;
 
 /**
- * Asked once, first thing in each execution: a history recorded before the generation replays
- * without it (false), a new run records it (true).
+ * Asked once, first thing in each execution, the newest generation first: a new run records only
+ * that one, a history replays with the generation it recorded (or none, recorded before them).
+ * True for a run of any generation: one that writes to the server's lists only what changed.
  */
 export function takeGeneration(): boolean {
-  generation = patched(GENERATION_PATCH);
-  return generation;
+  generation = patched(GENERATION_2_PATCH)
+    ? GENERATION_2
+    : patched(GENERATION_PATCH)
+      ? GENERATION_1
+      : undefined;
+  return generation !== undefined;
 }
 
 /** Whether the run takes the patch: by its generation, or asked where the change is. */
 export function isPatched(patchId: string): boolean {
-  return (generation && IN_GENERATION.has(patchId)) || patched(patchId);
+  return generation?.has(patchId) === true || patched(patchId);
 }

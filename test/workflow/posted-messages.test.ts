@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Notifier } from '../../activities/notifier.js';
 import { cancelRun } from '../../client/index.js';
 import type { EditNote, MessagesUpdate } from '../../workflows/activity-types.js';
-import { FOLLOW_MESSAGES_PATCH, GENERATION_PATCH } from '../../workflows/patches.js';
+import { FOLLOW_MESSAGES_PATCH, GENERATION_2_PATCH } from '../../workflows/patches.js';
 import { call, calls, say } from '../support/fake-model.js';
 import { historyChain } from '../support/history-chain.js';
 import { bankAgent } from './fixtures/agents.js';
@@ -124,7 +124,7 @@ describe('posted messages follow their approval', () => {
       settled.messages.map((m) => m.ts),
       [`${trackingId}/r1`, `${trackingId}/r2`],
     );
-    assert.ok((await patchesOf(h, runId)).some((p) => p === FOLLOW_MESSAGES_PATCH || p === GENERATION_PATCH));
+    assert.ok((await patchesOf(h, runId)).some((p) => p === FOLLOW_MESSAGES_PATCH || p === GENERATION_2_PATCH));
     await h.saveHistory('messages-edit', runId);
   });
 
