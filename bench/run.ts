@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startChild } from '../test/faults/support/child.js';
 import { parseBenchArgs } from './lib/args.js';
+import { machineInfo } from './lib/machine.js';
 import { ensurePeersInstalled } from './lib/peers-install.js';
 import { summarize, type Summary } from './lib/stats.js';
 import { measureSystem, type SystemResult } from './measure.js';
@@ -25,13 +26,7 @@ let floor: Summary | undefined;
 const outDir = path.resolve(args.outDir);
 mkdirSync(outDir, { recursive: true });
 const file = path.join(outDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-const machine = {
-  cpus: os.cpus().length,
-  cpuModel: os.cpus()[0]?.model,
-  memoryBytes: os.totalmem(),
-  loadAverage: os.loadavg(),
-  node: process.version,
-};
+const machine = machineInfo();
 /** Rewritten after every system, so a long run stopped midway keeps what it measured. */
 const save = () =>
   writeFileSync(

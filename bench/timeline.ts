@@ -6,19 +6,12 @@
  * is printed, in the order the steps happen. `--by update` sends it as `sendDecision` does with a
  * worker up, as an update: the steps then start at the workflow task that took it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
 import type proto from '@temporalio/proto';
-import { registerSearchAttributes, sendDecision, startRun } from '../client/index.js';
+import { sendDecision, startRun } from '../client/index.js';
 import { trackingIdFor } from '../protocol/index.js';
-import { startChild } from '../test/faults/support/child.js';
-import { ONE_MACHINE_SERVER } from '../temporal/one-machine.js';
-import { ProcessStack } from '../test/faults/support/process-stack.js';
-import { createAgents } from './countersign/agents.js';
+import { startBenchStack, type ServerSettings } from './lib/bench-stack.js';
 import { waitUntilPaused } from './lib/history-wait.js';
 import { inputFor } from './lib/scenario.js';
 import { percentile } from './lib/stats.js';
@@ -54,27 +47,14 @@ function stepOf(event: HistoryEvent): string {
   return `${attributes.replace(/EventAttributes$/, '')}${activity ? ` (${activity})` : ''}`;
 }
 
-const model = await startChild({ label: 'fake model', file: 'bench/model/serve.ts', ready: 'ipc' });
-const dataDir = mkdtempSync(path.join(tmpdir(), 'countersign-timeline-'));
-const stack = await ProcessStack.start({
-  dataDir,
-  agentsModule: path.resolve('bench/countersign/agents.ts'),
-  modelUrl: String(model.info.url),
-  approvers: [],
-  roles: ['temporal', 'worker'],
-  // As the bench: `npm start`'s server settings, or the server's defaults.
-  serverSettings: values.server === 'one-machine' ? ONE_MACHINE_SERVER : undefined,
-});
-const connection = await Connection.connect({ address: stack.temporalAddress });
-const client = new Client({ connection });
-await registerSearchAttributes(connection, 'default');
-const [agent] = createAgents();
+const bench = await startBenchStack('timeline', values.server as ServerSettings);
+const { client, agent } = bench;
 
 const steps = new Map<string, number[]>();
 const record = (step: string, value: number) => steps.set(step, [...(steps.get(step) ?? []), value]);
 try {
   for (let i = 0; i < runs; i++) {
-    const { runId } = await startRun(client, { agent: agent!, input: inputFor('timeline', i) });
+    const { runId } = await startRun(client, { agent, input: inputFor('timeline', i) });
     await waitUntilPaused(async (nextPageToken) => {
       const page = await client.workflowService.getWorkflowExecutionHistory({
         namespace: 'default',
@@ -118,9 +98,7 @@ try {
     record('   decision->done', seen - sent);
   }
 } finally {
-  await stack.stop();
-  await model.kill();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }
 
 console.log(`decision->done, step by step: p50 ms over ${runs} runs (history times are whole ms)`);
