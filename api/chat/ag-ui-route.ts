@@ -41,11 +41,9 @@ async function* agUiRun(
       fields: [{ path: '/messages', message: 'no user message' }],
     });
   const runId = await openTurn(options, agent, { chatId: input.threadId, turn, text, caller });
-  const first: ChatPart[] = (await answer(options, caller, runId, agUiAnswers(input))).map((refused) => ({
-    type: 'refused',
-    refused,
-  }));
-  yield* agUiEvents(followRun(options, { runId, reader: caller, stepsShown: 0, first }, signal), {
+  const { refused, decided } = await answer(options, caller, runId, agUiAnswers(input));
+  const first: ChatPart[] = refused.map((one) => ({ type: 'refused', refused: one }));
+  yield* agUiEvents(followRun(options, { runId, reader: caller, stepsShown: 0, first, decided }, signal), {
     threadId: input.threadId,
     runId: input.runId,
     countersignRunId: runId,
@@ -59,7 +57,7 @@ async function* agUiRun(
  * decides nothing. Returns the decisions the rules refused.
  */
 async function answer(options: ApiOptions, caller: ApproverIdentity, runId: string, answers: AgUiAnswer[]) {
-  if (answers.length === 0) return [];
+  if (answers.length === 0) return { refused: [], decided: new Set<string>() };
   const { approvals, pending } = await readState(options.client, runId, options.workerWaitMs);
   const responses: ApprovalResponse[] = [];
   for (const { decision, ...ref } of answers) {

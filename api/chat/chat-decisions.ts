@@ -38,8 +38,10 @@ export async function applyResponses(
   caller: ApproverIdentity,
   runId: string,
   responses: ApprovalResponse[],
-): Promise<ChatDecisionRefused[]> {
+): Promise<{ refused: ChatDecisionRefused[]; decided: Set<string> }> {
   const refused: ChatDecisionRefused[] = [];
+  /** Taken, or on their way to the run (no worker answered in time). */
+  const decided = new Set<string>();
   for (const response of responses) {
     if (!ofRun(parseTrackingId(response.trackingId)?.runId, runId)) continue;
     const decision = decisionOf(response);
@@ -69,7 +71,8 @@ export async function applyResponses(
           revision: response.revision,
         },
       );
-      if (outcome && !outcome.accepted) {
+      if (!outcome || outcome.accepted) decided.add(response.trackingId);
+      else {
         refused.push({
           ...shown,
           code: outcome.code ?? 'decision_not_allowed',
@@ -89,5 +92,5 @@ export async function applyResponses(
       });
     }
   }
-  return refused;
+  return { refused, decided };
 }

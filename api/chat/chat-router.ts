@@ -87,15 +87,13 @@ export function countersignChat(options: CountersignChatOptions): Router {
         fields: [{ path: '/messages', message: 'no user message' }],
       });
     const runId = await openTurn(resolved, agent, { chatId: body.id, turn, text, caller });
-    const first = (await applyResponses(resolved, caller, runId, approvalResponses(body))).map((refused) => ({
-      type: 'refused' as const,
-      refused,
-    }));
+    const { refused, decided } = await applyResponses(resolved, caller, runId, approvalResponses(body));
+    const first = refused.map((one) => ({ type: 'refused' as const, refused: one }));
     const steps = stepsShown(body);
     await writeUiMessageStream(
       req,
       res,
-      (signal) => followRun(resolved, { runId, reader: caller, stepsShown: steps, first }, signal),
+      (signal) => followRun(resolved, { runId, reader: caller, stepsShown: steps, first, decided }, signal),
       steps === 0 ? runId : undefined,
     );
   });

@@ -25,6 +25,8 @@ export interface Follow {
   stepsShown: number;
   /** Parts to send first (the refusals of the decisions the request carried). */
   first?: ChatPart[];
+  /** The approvals the request's decisions were taken for (see `runView`). */
+  decided?: ReadonlySet<string>;
 }
 
 /** Whether the client already shows this part as it is now. */
@@ -49,7 +51,7 @@ export async function* followRun(
     try {
       for await (const { closed } of historyChanges(client, namespace, runId, signal)) {
         const state = await readState(client, runId, options.workerWaitMs);
-        const view = runView(state, reader, context);
+        const view = runView(state, reader, context, follow.decided);
         for (const part of view.parts) {
           const key = partKey(part);
           const json = JSON.stringify(part);

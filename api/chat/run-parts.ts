@@ -82,8 +82,16 @@ const REFUSED: readonly ApprovalStatus[] = ['rejected', 'expired', 'cancelled'];
 /**
  * The run's parts for `reader`. `contextLength` is how many messages of its transcript are the
  * chat's earlier turns (before its own user message): those are other runs' and not shown again.
+ * `decidedByReader`: approvals the reader's request has just decided, which a root run may still
+ * show as pending (a sub-agent's run tells its root by a signal, after it took the decision): shown
+ * as waiting, not asked of the reader again.
  */
-export function runView(state: RunState, reader: ApproverIdentity, contextLength: number): RunView {
+export function runView(
+  state: RunState,
+  reader: ApproverIdentity,
+  contextLength: number,
+  decidedByReader: ReadonlySet<string> = new Set(),
+): RunView {
   const own = state.transcript.slice(contextLength + 2);
   const toolMessages = new Map<string, string>();
   // The call's output, without the notes the model is told of what people changed (the parts say that).
@@ -99,7 +107,7 @@ export function runView(state: RunState, reader: ApproverIdentity, contextLength
     if (approval.status !== 'pending')
       return { type: 'approval-decided', step: at, decided: decided(approval, state.events) };
     const shown = shownOf(approval);
-    if (!callShown || !mayDecideHere(approval, reader))
+    if (!callShown || !mayDecideHere(approval, reader) || decidedByReader.has(approval.trackingId))
       return { type: 'approval-waiting', step: at, approval: shown };
     waitsOnReader = true;
     return { type: 'approval-requested', step: at, approval: shown };
