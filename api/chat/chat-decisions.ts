@@ -40,7 +40,7 @@ export async function applyResponses(
   responses: ApprovalResponse[],
 ): Promise<{ refused: ChatDecisionRefused[]; decided: Set<string> }> {
   const refused: ChatDecisionRefused[] = [];
-  /** Taken, or on their way to the run (no worker answered in time). */
+  /** The approval ids (tracking id and revision) taken, or on their way to the run. */
   const decided = new Set<string>();
   for (const response of responses) {
     if (!ofRun(parseTrackingId(response.trackingId)?.runId, runId)) continue;
@@ -71,7 +71,7 @@ export async function applyResponses(
           revision: response.revision,
         },
       );
-      if (!outcome || outcome.accepted) decided.add(response.trackingId);
+      if (!outcome || outcome.accepted) decided.add(response.approvalId);
       else {
         refused.push({
           ...shown,

@@ -25,7 +25,7 @@ export interface Follow {
   stepsShown: number;
   /** Parts to send first (the refusals of the decisions the request carried). */
   first?: ChatPart[];
-  /** The approvals the request's decisions were taken for (see `runView`). */
+  /** The approval ids the request's decisions were taken for (see `runView`). */
   decided?: ReadonlySet<string>;
 }
 

@@ -82,9 +82,9 @@ const REFUSED: readonly ApprovalStatus[] = ['rejected', 'expired', 'cancelled'];
 /**
  * The run's parts for `reader`. `contextLength` is how many messages of its transcript are the
  * chat's earlier turns (before its own user message): those are other runs' and not shown again.
- * `decidedByReader`: approvals the reader's request has just decided, which a root run may still
- * show as pending (a sub-agent's run tells its root by a signal, after it took the decision): shown
- * as waiting, not asked of the reader again.
+ * `decidedByReader`: the approval ids (tracking id and revision) the reader's request has just
+ * decided, which a root run may still show as pending (a sub-agent's run tells its root by a signal,
+ * after it took the decision): shown as waiting, not asked of the reader again; a new revision is.
  */
 export function runView(
   state: RunState,
@@ -107,7 +107,7 @@ export function runView(
     if (approval.status !== 'pending')
       return { type: 'approval-decided', step: at, decided: decided(approval, state.events) };
     const shown = shownOf(approval);
-    if (!callShown || !mayDecideHere(approval, reader) || decidedByReader.has(approval.trackingId))
+    if (!callShown || !mayDecideHere(approval, reader) || decidedByReader.has(approvalIdOf(approval)))
       return { type: 'approval-waiting', step: at, approval: shown };
     waitsOnReader = true;
     return { type: 'approval-requested', step: at, approval: shown };
