@@ -170,6 +170,7 @@ export function portTaken(port: number, ip = '127.0.0.1'): Promise<boolean> {
 }
 
 const LOG_LINES = 40;
+const HEAD_LINES = 10;
 
 /**
  * Starts `temporal server start-dev` as a child process and resolves once its frontend answers.
@@ -253,11 +254,15 @@ async function launch(options: DevServerOptions, ip: string): Promise<TemporalDe
   spawnFailed.catch(() => undefined);
 
   const lines: string[] = [];
+  /** The first lines too: a Go panic says why first, then a stack longer than the tail kept. */
+  const head: string[] = [];
   let file: WriteStream | undefined;
   if (options.logFile) file = createWriteStream(options.logFile, { flags: 'a' });
   const keep = (chunk: Buffer) => {
     file?.write(chunk);
-    lines.push(...chunk.toString().split('\n').filter(Boolean));
+    const fresh = chunk.toString().split('\n').filter(Boolean);
+    head.push(...fresh.slice(0, Math.max(0, HEAD_LINES - head.length)));
+    lines.push(...fresh);
     lines.splice(0, Math.max(0, lines.length - LOG_LINES));
   };
   child.stdout.on('data', keep);
@@ -283,7 +288,9 @@ async function launch(options: DevServerOptions, ip: string): Promise<TemporalDe
   };
 
   const ended = exited.then(({ code, signal }) => {
-    const log = server.recentLog();
+    const tail = server.recentLog();
+    const first = head.filter((line) => !lines.includes(line));
+    const log = first.length > 0 ? `${first.join('\n')}\n…\n${tail}` : tail;
     if (/address already in use/.test(log))
       throw new DevServerPortTaken(`Temporal dev server: ${log.trim()}`);
     throw new Error(
