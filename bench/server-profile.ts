@@ -6,16 +6,15 @@
  * its CPU time; the samples are then put in categories (bench/lib/go-profile.ts) and each
  * category's share of the samples is turned into CPU ms per run.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { sendDecision, startRun } from '../client/index.js';
-import { SEARCH_ATTRIBUTES, trackingIdFor, WAITING_FILTER } from '../protocol/index.js';
+import { startRun } from '../client/index.js';
+import { SEARCH_ATTRIBUTES, WAITING_FILTER } from '../protocol/index.js';
 import { pool } from '../test/faults/support/pool.js';
-import { startBenchStack, type BenchStack, type ServerSettings } from './lib/bench-stack.js';
+import { approveFirst, startBenchStack, type BenchStack, type ServerSettings } from './lib/bench-stack.js';
 import { foldSmall, profileGoBinary, type Profile } from './lib/go-profile.js';
 import { profilingProblem, startPerfRecord, type PerfRecording } from './lib/perf-record.js';
 import { machineInfo } from './lib/machine.js';
@@ -155,20 +154,7 @@ try {
   const approve = await measure('approve', serverPid, async () => {
     // All decisions go out first, as a crowd of reviewers would send them; then the runs are awaited.
     await pool(runIds, args.inFlight, (runId) =>
-      sendDecision(
-        client,
-        {
-          trackingId: trackingIdFor(runId, 1),
-          decision: { type: 'approve' },
-          approver: { id: 'server-profile', roles: ['admin'] },
-          channel: 'api',
-          requestId: randomUUID(),
-          // The first revision: nothing edits a proposal in the bench.
-          revision: 1,
-        },
-        // Not waiting sends the signal; waiting, the update a worker answers.
-        { waitMs: args.by === 'update' ? 30_000 : 0 },
-      ),
+      approveFirst(client, runId, args.by as 'signal' | 'update', 'server-profile'),
     );
     await pool(runIds, args.inFlight, (runId) => client.workflow.getHandle(runId).result());
   });

@@ -6,12 +6,10 @@
  * is printed, in the order the steps happen. `--by update` sends it as `sendDecision` does with a
  * worker up, as an update: the steps then start at the workflow task that took it.
  */
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type proto from '@temporalio/proto';
-import { sendDecision, startRun } from '../client/index.js';
-import { trackingIdFor } from '../protocol/index.js';
-import { startBenchStack, type ServerSettings } from './lib/bench-stack.js';
+import { startRun } from '../client/index.js';
+import { approveFirst, startBenchStack, type ServerSettings } from './lib/bench-stack.js';
 import { waitUntilPaused } from './lib/history-wait.js';
 import { inputFor } from './lib/scenario.js';
 import { percentile } from './lib/stats.js';
@@ -65,20 +63,7 @@ try {
       return { events: page.history?.events ?? [], nextPageToken: page.nextPageToken };
     }, 'requestApproval');
     const sent = Date.now();
-    await sendDecision(
-      client,
-      {
-        trackingId: trackingIdFor(runId, 1),
-        decision: { type: 'approve' },
-        approver: { id: 'timeline', roles: ['admin'] },
-        channel: 'api',
-        requestId: randomUUID(),
-        // The first revision: nothing edits a proposal in the bench.
-        revision: 1,
-      },
-      // Not waiting sends the signal; waiting, the update a worker answers.
-      { waitMs: byUpdate ? 30_000 : 0 },
-    );
+    await approveFirst(client, runId, byUpdate ? 'update' : 'signal', 'timeline');
     const handle = client.workflow.getHandle(runId);
     await handle.result();
     const seen = Date.now();

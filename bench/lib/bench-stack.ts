@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { registerSearchAttributes } from '../../client/index.js';
+import { registerSearchAttributes, sendDecision } from '../../client/index.js';
 import type { AgentDefinition } from '../../define/index.js';
+import { trackingIdFor } from '../../protocol/index.js';
 import { ONE_MACHINE_SERVER } from '../../temporal/one-machine.js';
 import { startChild } from '../../test/faults/support/child.js';
 import { ProcessStack } from '../../test/faults/support/process-stack.js';
@@ -56,4 +58,24 @@ export async function startBenchStack(name: string, server: ServerSettings): Pro
   }
   const [agent] = createAgents();
   return { stack, client: new Client({ connection }), agent: agent!, stop };
+}
+
+/**
+ * Approves a run's first approval as an admin named `approver`: by the signal (not waiting), or as
+ * `sendDecision` does with a worker up, by the update the worker answers.
+ */
+export function approveFirst(client: Client, runId: string, by: 'signal' | 'update', approver: string) {
+  return sendDecision(
+    client,
+    {
+      trackingId: trackingIdFor(runId, 1),
+      decision: { type: 'approve' },
+      approver: { id: approver, roles: ['admin'] },
+      channel: 'api',
+      requestId: randomUUID(),
+      // The first revision: nothing edits a proposal in the bench.
+      revision: 1,
+    },
+    { waitMs: by === 'update' ? 30_000 : 0 },
+  );
 }
